@@ -1,0 +1,64 @@
+// Incremental text/event-stream parser (WHATWG HTML, "Server-sent events",
+// section "Interpreting an event stream"). Sans-I/O: it is fed byte chunks of any
+// size, split anywhere (inside a UTF-8 sequence, between CR and LF, inside a
+// field name), and hands back the events completed so far.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agui {
+
+struct SseEvent {
+  std::string type;  // the `event` field; "message" when absent
+  std::string data;  // `data` lines joined with '\n'
+  std::string id;    // the last event ID seen (sticky across events, per spec)
+};
+
+struct SseLimits {
+  // Bytes one event may hold (data plus the line being read). 0 = no limit.
+  std::size_t max_event_bytes = 0;
+};
+
+class SseParser {
+ public:
+  explicit SseParser(SseLimits limits = {});
+
+  // Feeds bytes; appends each completed event to `out`. Returns false once the
+  // stream is unusable (an event over the limit); error() then says why, and
+  // further input is ignored.
+  bool feed(std::string_view bytes, std::vector<SseEvent>& out);
+
+  // The stream ended. Per spec, an event not terminated by a blank line is
+  // discarded; returns true when such a partial event (or a partial line) was
+  // dropped, so the caller can report a stream cut mid-event.
+  bool finish();
+
+  // The last `retry` value (milliseconds), when the stream sent one.
+  std::optional<std::uint64_t> retry() const { return retry_; }
+  const std::string& error() const { return error_; }
+  std::size_t bytes_seen() const { return bytes_seen_; }
+
+ private:
+  void process_line(std::string_view line, std::vector<SseEvent>& out);
+
+  SseLimits limits_;
+  std::string line_;          // the line being assembled (bytes, UTF-8 decoded lazily)
+  std::string data_;          // data buffer of the event being assembled
+  std::string event_type_;    // event type buffer
+  std::string last_event_id_;
+  bool has_data_ = false;     // at least one data field seen in this event
+  bool pending_fields_ = false;  // any field seen since the last dispatch
+  bool after_cr_ = false;     // last byte was CR: a following LF belongs to it
+  bool bom_checked_ = false;
+  std::string bom_probe_;     // first bytes, until we know whether they are a BOM
+  std::optional<std::uint64_t> retry_;
+  std::string error_;
+  std::size_t bytes_seen_ = 0;
+};
+
+}  // namespace agui
