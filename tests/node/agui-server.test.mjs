@@ -9,7 +9,10 @@ import { EventSchema } from '@ag-ui/core/schemas';
 import { EventType } from '@ag-ui/core';
 import { HttpAgent } from '@ag-ui/client';
 import { startAguiServer, CUT_PARTIAL } from '../support/agui-server.mjs';
-import { TOOL_SCHEMAS, TEXT_REPLY, SLOW_DELTAS, SSE_VARIANTS_TEXT, INTERRUPT_RESPONSE_SCHEMA, replies }
+import { validateCorpus, corpusNames, loadCorpus, CORPUS_DIR } from '../support/validate-corpus.mjs';
+import { referenceApply, encodeSse } from '../support/reference-apply.mjs';
+import fs from 'node:fs';
+import { scenarios, TOOL_SCHEMAS, TEXT_REPLY, SLOW_DELTAS, SSE_VARIANTS_TEXT, INTERRUPT_RESPONSE_SCHEMA, replies }
   from '../support/scenarios.mjs';
 
 const server = await startAguiServer({ defaultScenario: 'text' });
@@ -376,6 +379,15 @@ test('every_event: every AG-UI 1.0 event type but RUN_ERROR, all valid', async (
   const missing = Object.values(EventType).filter((t) => !events.some((e) => e.type === t));
   assert.deepEqual(missing, ['RUN_ERROR']);
   assert.equal(threadFrom(events).pending.length, 0, 'nothing left for the client to run');
+  // The corpus copy is this scenario frozen with ids prefix-1, prefix-2, ...
+  const frozen = loadCorpus('every_event');
+  let n = 0;
+  const ids = { threadId: frozen.input.threadId, runId: frozen.input.runId };
+  const api = { id: (p) => `${p}-${++n}`, runStarted: (x) => ({ type: 'RUN_STARTED', ...ids, ...x }),
+    runFinished: (x) => ({ type: 'RUN_FINISHED', ...ids, ...x }) };
+  const replay = [];
+  for await (const e of scenarios.every_event(frozen.events[0].input, api)) replay.push(e);
+  assert.deepEqual(replay, frozen.events, 'fixtures/streams/every_event.json drifted from the scenario');
 });
 
 test('@ag-ui/client HttpAgent consumes the scenarios', async () => {
@@ -403,4 +415,16 @@ test('@ag-ui/client HttpAgent consumes the scenarios', async () => {
   await all.runAgent({ tools: ALL_TOOLS });
   assert.deepEqual(all.state, { progress: 1, items: ['a'] });
   assert.ok(all.messages.some((m) => m.role === 'activity' && m.content.step === 2));
+});
+
+test('stream corpus: valid, and its .expected.json / .sse match @ag-ui/client and @ag-ui/encoder', async () => {
+  assert.deepEqual(validateCorpus(), []);
+  for (const name of corpusNames()) {
+    const doc = loadCorpus(name);
+    const expected = JSON.parse(fs.readFileSync(`${CORPUS_DIR}/${name}.expected.json`, 'utf8'));
+    assert.deepEqual(await referenceApply(doc), expected, `${name}.expected.json is stale: node support/reference-apply.mjs --write`);
+    const sse = fs.readFileSync(`${CORPUS_DIR}/${name}.sse`, 'utf8');
+    assert.equal(sse, encodeSse(doc.events), `${name}.sse is stale`);
+    assert.deepEqual(await readSse(new Response(sse)), doc.events, `${name}.sse parses back to its events`);
+  }
 });
