@@ -1,0 +1,122 @@
+// Helpers shared by the core's suites. See test_support.hpp.
+#include "test_support.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace agui::test {
+
+std::string sse(const std::vector<json>& events) {
+  std::string out;
+  for (const auto& e : events) {
+    out += "data: ";
+    out += e.dump();
+    out += "\n\n";
+  }
+  return out;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string fixture_path(const std::string& name) {
+  return std::string(AGUI_FIXTURES_DIR) + "/" + name;
+}
+
+json run_started(const std::string& thread_id, const std::string& run_id) {
+  return {{"type", "RUN_STARTED"}, {"threadId", thread_id}, {"runId", run_id}};
+}
+
+json run_finished(const std::string& thread_id, const std::string& run_id, json outcome) {
+  json e = {{"type", "RUN_FINISHED"}, {"threadId", thread_id}, {"runId", run_id}};
+  if (!outcome.is_null()) e["outcome"] = std::move(outcome);
+  return e;
+}
+
+json text(const std::string& message_id, const std::string& delta) {
+  return {{"type", "TEXT_MESSAGE_CONTENT"}, {"messageId", message_id}, {"delta", delta}};
+}
+
+json tool_start(const std::string& call_id, const std::string& name, const std::string& parent) {
+  json e = {{"type", "TOOL_CALL_START"}, {"toolCallId", call_id}, {"toolCallName", name}};
+  if (!parent.empty()) e["parentMessageId"] = parent;
+  return e;
+}
+
+json tool_args(const std::string& call_id, const std::string& delta) {
+  return {{"type", "TOOL_CALL_ARGS"}, {"toolCallId", call_id}, {"delta", delta}};
+}
+
+json tool_end(const std::string& call_id) {
+  return {{"type", "TOOL_CALL_END"}, {"toolCallId", call_id}};
+}
+
+static ToolSpec spec(std::string name, std::string description, json parameters) {
+  ToolSpec s;
+  s.name = std::move(name);
+  s.description = std::move(description);
+  s.parameters = std::move(parameters);
+  return s;
+}
+
+std::shared_ptr<ToolRegistry> sample_registry() {
+  auto reg = std::make_shared<ToolRegistry>();
+  auto check = [](const Status& st) {
+    if (st) throw std::runtime_error("sample registry: " + st->message);
+  };
+  check(reg->add(spec("get_weather", "Current weather for a city.",
+                      {{"type", "object"},
+                       {"properties", {{"city", {{"type", "string"}, {"minLength", 1}}}}},
+                       {"required", {"city"}},
+                       {"additionalProperties", false}})));
+  check(reg->add(spec("get_current_location", "The user's coordinates.", nullptr)));
+  ToolSpec del = spec("delete_file", "Delete a file.",
+                      {{"type", "object"},
+                       {"properties", {{"path", {{"type", "string"}}}}},
+                       {"required", {"path"}}});
+  del.requires_approval = true;
+  del.confirm = "Delete this file?";
+  check(reg->add(std::move(del)));
+  ToolSpec clip = spec("read_clipboard", "Read the clipboard.", nullptr);
+  clip.default_enabled = false;
+  check(reg->add(std::move(clip)));
+  return reg;
+}
+
+Harness::Harness(DriverOptions options, std::string thread_id)
+    : driver(registry, std::move(thread_id), std::move(options)) {}
+
+Harness::Harness(std::shared_ptr<ToolRegistry> reg, DriverOptions options, std::string thread_id)
+    : registry(std::move(reg)), driver(registry, std::move(thread_id), std::move(options)) {}
+
+json Harness::play_raw(const std::vector<json>& events) {
+  const std::string id = run_id();
+  json fed = driver.feed(id, sse(events));
+  if (fed.contains("done") || fed.contains("error")) {
+    last_step = fed;
+    return fed;
+  }
+  last_step = driver.end_of_stream(id);
+  return last_step;
+}
+
+json Harness::play(const std::vector<json>& events, json outcome) {
+  std::vector<json> all;
+  all.push_back(run_started(driver.thread_id(), run_id()));
+  all.insert(all.end(), events.begin(), events.end());
+  all.push_back(run_finished(driver.thread_id(), run_id(), std::move(outcome)));
+  return play_raw(all);
+}
+
+json Harness::play_call(const std::string& call_id, const std::string& name,
+                        const std::string& args) {
+  return play({tool_start(call_id, name), tool_args(call_id, args), tool_end(call_id)});
+}
+
+}  // namespace agui::test

@@ -1,0 +1,55 @@
+// Helpers shared by the core's suites: SSE encoding of events, fixture files,
+// and a driver harness that plays a scripted agent.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "round_driver.hpp"
+#include "tool_registry.hpp"
+
+namespace agui::test {
+
+using json = nlohmann::json;
+
+// `data: <event>\n\n` for each event, as @ag-ui/encoder writes them.
+std::string sse(const std::vector<json>& events);
+std::string read_file(const std::string& path);
+std::string fixture_path(const std::string& name);  // under tests/fixtures
+
+// Event builders, so a test reads like the stream it plays.
+json run_started(const std::string& thread_id, const std::string& run_id);
+json run_finished(const std::string& thread_id, const std::string& run_id, json outcome = nullptr);
+json text(const std::string& message_id, const std::string& delta);  // TEXT_MESSAGE_CONTENT
+json tool_start(const std::string& call_id, const std::string& name,
+                const std::string& parent = "");
+json tool_args(const std::string& call_id, const std::string& delta);
+json tool_end(const std::string& call_id);
+
+// A registry with the tools most tests use: get_weather {city: string} (enabled),
+// get_current_location (enabled, no parameters), delete_file {path} (requires
+// approval), read_clipboard (opt-in: disabled by default).
+std::shared_ptr<ToolRegistry> sample_registry();
+
+// Plays one run of a scripted agent against the driver: the events of the run,
+// wrapped in RUN_STARTED/RUN_FINISHED for the run the step asked for.
+struct Harness {
+  std::shared_ptr<ToolRegistry> registry = sample_registry();
+  RoundDriver driver;
+  json last_step;
+
+  explicit Harness(DriverOptions options = {}, std::string thread_id = "t1");
+  Harness(std::shared_ptr<ToolRegistry> reg, DriverOptions options, std::string thread_id = "t1");
+
+  const json& run() const { return last_step.at("run"); }
+  std::string run_id() const { return run().at("runId").get<std::string>(); }
+  // Feeds the events (already complete, with RUN_STARTED..RUN_FINISHED) and ends the stream.
+  json play_raw(const std::vector<json>& events);
+  // Wraps `events` in RUN_STARTED / RUN_FINISHED(outcome) for the current run.
+  json play(const std::vector<json>& events, json outcome = nullptr);
+  // A run in which the agent calls one tool.
+  json play_call(const std::string& call_id, const std::string& name, const std::string& args);
+};
+
+}  // namespace agui::test

@@ -1,0 +1,83 @@
+// The thread's indices: O(1) lookups that stay right through inserts and snapshots.
+#include "thread.hpp"
+
+#include <gtest/gtest.h>
+
+namespace agui {
+namespace {
+
+json assistant_with_call(const std::string& id, const std::string& call_id) {
+  return {{"id", id},
+          {"role", "assistant"},
+          {"toolCalls",
+           {{{"id", call_id},
+             {"type", "function"},
+             {"function", {{"name", "f"}, {"arguments", "{}"}}}}}}};
+}
+
+TEST(Thread, IndexesMessagesCallsAndResults) {
+  Thread t("t1");
+  t.append({{"id", "u1"}, {"role", "user"}, {"content", "hi"}});
+  t.append(assistant_with_call("a1", "c1"));
+  ASSERT_NE(t.find_message("u1"), nullptr);
+  ASSERT_TRUE(t.find_tool_call("c1").has_value());
+  EXPECT_EQ(t.find_tool_call("c1")->call()["function"]["name"], "f");
+  EXPECT_EQ(t.find_result("c1"), nullptr);
+  t.insert_result({{"id", "r1"}, {"role", "tool"}, {"toolCallId", "c1"}, {"content", "ok"}});
+  ASSERT_NE(t.find_result("c1"), nullptr);
+  EXPECT_EQ((*t.find_result("c1"))["content"], "ok");
+}
+
+TEST(Thread, ResultGoesAfterItsAssistantMessageAndEarlierResults) {
+  Thread t("t1");
+  t.append(assistant_with_call("a1", "c1"));
+  json& a1 = *t.find_message("a1");
+  t.add_tool_call(
+      a1, {{"id", "c2"}, {"type", "function"}, {"function", {{"name", "g"}, {"arguments", ""}}}});
+  t.append({{"id", "a2"}, {"role", "assistant"}, {"content", "later"}});
+  t.insert_result({{"id", "r1"}, {"role", "tool"}, {"toolCallId", "c1"}, {"content", "1"}});
+  t.insert_result({{"id", "r2"}, {"role", "tool"}, {"toolCallId", "c2"}, {"content", "2"}});
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_EQ(t.at(0)["id"], "a1");
+  EXPECT_EQ(t.at(1)["id"], "r1");
+  EXPECT_EQ(t.at(2)["id"], "r2");
+  EXPECT_EQ(t.at(3)["id"], "a2");
+  // Pointers survive the inserts.
+  EXPECT_EQ((*t.find_message("a2"))["content"], "later");
+}
+
+TEST(Thread, ResultForUnknownCallIsAppended) {
+  Thread t("t1");
+  t.append({{"id", "u1"}, {"role", "user"}, {"content", "hi"}});
+  t.insert_result({{"id", "r1"}, {"role", "tool"}, {"toolCallId", "nope"}, {"content", "x"}});
+  EXPECT_EQ(t.at(1)["id"], "r1");
+}
+
+TEST(Thread, ReplaceAllReindexes) {
+  Thread t("t1");
+  t.append(assistant_with_call("a1", "c1"));
+  t.replace_all({assistant_with_call("a2", "c2")});
+  EXPECT_EQ(t.find_message("a1"), nullptr);
+  EXPECT_FALSE(t.find_tool_call("c1").has_value());
+  EXPECT_TRUE(t.find_tool_call("c2").has_value());
+}
+
+TEST(Thread, MergeMetadataIsShallowLastWriteWins) {
+  json target = {{"metadata", {{"a", 1}, {"b", {{"x", 1}}}}}};
+  EXPECT_TRUE(merge_metadata(target, {{"metadata", {{"b", {{"y", 2}}}, {"c", 3}}}}));
+  EXPECT_EQ(target["metadata"], (json{{"a", 1}, {"b", {{"y", 2}}}, {"c", 3}}));
+  EXPECT_FALSE(merge_metadata(target, {{"type", "X"}}));
+}
+
+TEST(ChangeLog, TakeDrains) {
+  ChangeLog log;
+  log.push({{"kind", "a"}});
+  log.push({{"kind", "b"}});
+  json taken = log.take();
+  EXPECT_EQ(taken.size(), 2u);
+  EXPECT_TRUE(log.empty());
+  EXPECT_EQ(log.take(), json::array());
+}
+
+}  // namespace
+}  // namespace agui

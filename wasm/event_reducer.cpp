@@ -1,0 +1,874 @@
+// Folds AG-UI 1.0 events into the thread. The semantics follow @ag-ui/client's
+// defaultApplyEvents (and its chunk transform) where a conforming stream is
+// concerned; where a stream breaks a rule, the table in README "Ordering rules"
+// says what happens, and every case is reported as a Problem.
+#include "event_reducer.hpp"
+
+#include <unordered_map>
+
+namespace agui {
+
+namespace {
+
+enum class Ev {
+  kTextStart,
+  kTextContent,
+  kTextEnd,
+  kTextChunk,
+  kToolStart,
+  kToolArgs,
+  kToolEnd,
+  kToolChunk,
+  kToolResult,
+  kStateSnapshot,
+  kStateDelta,
+  kMessagesSnapshot,
+  kActivitySnapshot,
+  kActivityDelta,
+  kRaw,
+  kCustom,
+  kRunStarted,
+  kRunFinished,
+  kRunError,
+  kStepStarted,
+  kStepFinished,
+  kReasoningStart,
+  kReasoningMessageStart,
+  kReasoningMessageContent,
+  kReasoningMessageEnd,
+  kReasoningMessageChunk,
+  kReasoningEnd,
+  kReasoningEncryptedValue,
+  kSubagentStarted,
+  kSubagentFinished,
+  kSubagentError,
+};
+
+const std::unordered_map<std::string, Ev>& event_types() {
+  static const std::unordered_map<std::string, Ev> types = {
+      {"TEXT_MESSAGE_START", Ev::kTextStart},
+      {"TEXT_MESSAGE_CONTENT", Ev::kTextContent},
+      {"TEXT_MESSAGE_END", Ev::kTextEnd},
+      {"TEXT_MESSAGE_CHUNK", Ev::kTextChunk},
+      {"TOOL_CALL_START", Ev::kToolStart},
+      {"TOOL_CALL_ARGS", Ev::kToolArgs},
+      {"TOOL_CALL_END", Ev::kToolEnd},
+      {"TOOL_CALL_CHUNK", Ev::kToolChunk},
+      {"TOOL_CALL_RESULT", Ev::kToolResult},
+      {"STATE_SNAPSHOT", Ev::kStateSnapshot},
+      {"STATE_DELTA", Ev::kStateDelta},
+      {"MESSAGES_SNAPSHOT", Ev::kMessagesSnapshot},
+      {"ACTIVITY_SNAPSHOT", Ev::kActivitySnapshot},
+      {"ACTIVITY_DELTA", Ev::kActivityDelta},
+      {"RAW", Ev::kRaw},
+      {"CUSTOM", Ev::kCustom},
+      {"RUN_STARTED", Ev::kRunStarted},
+      {"RUN_FINISHED", Ev::kRunFinished},
+      {"RUN_ERROR", Ev::kRunError},
+      {"STEP_STARTED", Ev::kStepStarted},
+      {"STEP_FINISHED", Ev::kStepFinished},
+      {"REASONING_START", Ev::kReasoningStart},
+      {"REASONING_MESSAGE_START", Ev::kReasoningMessageStart},
+      {"REASONING_MESSAGE_CONTENT", Ev::kReasoningMessageContent},
+      {"REASONING_MESSAGE_END", Ev::kReasoningMessageEnd},
+      {"REASONING_MESSAGE_CHUNK", Ev::kReasoningMessageChunk},
+      {"REASONING_END", Ev::kReasoningEnd},
+      {"REASONING_ENCRYPTED_VALUE", Ev::kReasoningEncryptedValue},
+      {"SUBAGENT_STARTED", Ev::kSubagentStarted},
+      {"SUBAGENT_FINISHED", Ev::kSubagentFinished},
+      {"SUBAGENT_ERROR", Ev::kSubagentError},
+  };
+  return types;
+}
+
+const std::string* opt_string(const json& e, const char* key) {
+  auto it = e.find(key);
+  if (it == e.end() || !it->is_string()) return nullptr;
+  return &it->get_ref<const std::string&>();
+}
+
+bool is_role(const json* message, std::string_view role) {
+  if (message == nullptr) return false;
+  const auto* r = opt_string(*message, "role");
+  return r != nullptr && *r == role;
+}
+
+// Applies an RFC 6902 patch to a copy, so a failing patch leaves the target as
+// it was. Returns the error text on failure.
+std::optional<std::string> apply_patch(json& target, const json& patch) {
+  if (!patch.is_array()) return std::string("patch must be an array of operations");
+  try {
+    json patched = target.patch(patch);
+    target = std::move(patched);
+    return std::nullopt;
+  } catch (const std::exception& ex) {
+    return std::string(ex.what());
+  }
+}
+
+}  // namespace
+
+json Problem::to_json() const {
+  return json{{"kind", "problem"}, {"index", index},     {"eventType", event_type},
+              {"code", code},      {"message", message}, {"fatal", fatal}};
+}
+
+EventReducer::EventReducer(Thread& thread, ChangeLog& changes)
+    : thread_(thread), changes_(changes) {}
+
+void EventReducer::begin_run(std::string run_id) {
+  phase_ = RunPhase::kNotStarted;
+  stopped_ = false;
+  index_ = 0;
+  run_id_ = std::move(run_id);
+  outcome_ = json();
+  error_message_.clear();
+  error_code_.clear();
+  problems_.clear();
+  calls_started_.clear();
+  open_messages_.clear();
+  ended_messages_.clear();
+  open_calls_.clear();
+  ended_calls_.clear();
+  open_chunks_.clear();
+}
+
+void EventReducer::problem(const std::string& type, std::string code, std::string message,
+                           bool fatal) {
+  Problem p{index_, type, std::move(code), std::move(message), fatal};
+  changes_.push(p.to_json());
+  problems_.push_back(std::move(p));
+  if (fatal) stop(problems_.back().message);
+}
+
+void EventReducer::stop(std::string message) {
+  if (stopped_) return;
+  stopped_ = true;
+  if (phase_ != RunPhase::kErrored) {
+    phase_ = RunPhase::kErrored;
+    error_message_ = std::move(message);
+    error_code_ = "protocol";
+  }
+}
+
+void EventReducer::report(std::string code, std::string message, bool fatal) {
+  problem("", std::move(code), std::move(message), fatal);
+}
+
+const std::string* EventReducer::need_string(const json& e, const std::string& type,
+                                             const char* key) {
+  const auto* s = opt_string(e, key);
+  if (s == nullptr) {
+    problem(type, "missing_field",
+            type + ": field '" + key + "' is missing or not a string; event skipped");
+  }
+  return s;
+}
+
+std::string EventReducer::lane_key(const json& e) {
+  const auto* s = opt_string(e, "subagentRunId");
+  return s == nullptr ? std::string() : *s;
+}
+
+void EventReducer::apply_data(std::string_view data) {
+  json event = json::parse(data.begin(), data.end(), nullptr, /*allow_exceptions=*/false);
+  if (event.is_discarded()) {
+    std::string head(data.substr(0, 60));
+    problem("", "invalid_json",
+            "event data is not valid JSON (" + std::to_string(data.size()) +
+                " bytes, starting: " + head + "); event skipped");
+    ++index_;
+    return;
+  }
+  apply(event);
+}
+
+void EventReducer::apply(const json& e) {
+  struct Advance {
+    std::size_t& i;
+    ~Advance() { ++i; }
+  } advance{index_};
+
+  if (stopped_) return;
+  if (!e.is_object()) {
+    problem("", "invalid_event", "event is not a JSON object; event skipped");
+    return;
+  }
+  const auto* type_ptr = opt_string(e, "type");
+  if (type_ptr == nullptr) {
+    problem("", "invalid_event", "event has no string 'type'; event skipped");
+    return;
+  }
+  const std::string& type = *type_ptr;
+  auto found = event_types().find(type);
+  if (found == event_types().end()) {
+    problem(type, "unknown_event", "unknown event type '" + type + "'; event skipped");
+    return;
+  }
+  const Ev ev = found->second;
+
+  if (phase_ == RunPhase::kFinished || phase_ == RunPhase::kErrored) {
+    problem(type, "after_run_end",
+            type + " after the run ended (" +
+                (phase_ == RunPhase::kFinished ? "RUN_FINISHED" : "RUN_ERROR") +
+                "); event skipped");
+    return;
+  }
+  if (phase_ == RunPhase::kNotStarted && ev != Ev::kRunStarted) {
+    problem(type, "before_run_started", type + " before RUN_STARTED; applied");
+    phase_ = RunPhase::kRunning;
+  }
+
+  // Which events close a lane's open chunk stream (as the reference transform does).
+  switch (ev) {
+    case Ev::kRunStarted:
+    case Ev::kRunFinished:
+    case Ev::kRunError:
+    case Ev::kMessagesSnapshot:
+      close_all_open_streams();
+      break;
+    case Ev::kTextChunk:
+    case Ev::kToolChunk:
+    case Ev::kReasoningMessageChunk:
+    case Ev::kRaw:
+    case Ev::kActivitySnapshot:
+    case Ev::kActivityDelta:
+    case Ev::kReasoningEncryptedValue:
+    case Ev::kSubagentStarted:
+      break;
+    case Ev::kSubagentFinished:
+    case Ev::kSubagentError:
+      close_open_streams(lane_key(e));
+      break;
+    default:
+      close_open_streams(lane_key(e));
+  }
+
+  switch (ev) {
+    case Ev::kTextStart:
+    case Ev::kReasoningMessageStart: {
+      if (const auto* id = need_string(e, type, "messageId")) on_text_start(e, type, *id);
+      break;
+    }
+    case Ev::kTextContent:
+    case Ev::kReasoningMessageContent: {
+      const auto* id = need_string(e, type, "messageId");
+      const auto* delta = id ? need_string(e, type, "delta") : nullptr;
+      if (delta) on_text_content(e, type, *id, *delta);
+      break;
+    }
+    case Ev::kTextEnd:
+    case Ev::kReasoningMessageEnd: {
+      const auto* id = need_string(e, type, "messageId");
+      if (!id) break;
+      json* m = thread_.find_message(*id);
+      if (m == nullptr) {
+        problem(type, "unknown_message",
+                type + " for message '" + *id + "' that was never started; event skipped");
+        break;
+      }
+      if (is_role(m, "activity")) {
+        problem(type, "activity_message",
+                type + ": '" + *id + "' is an activity message; event skipped");
+        break;
+      }
+      if (open_messages_.erase(*id) == 0 && ended_messages_.count(*id)) {
+        problem(type, "already_ended",
+                type + " for message '" + *id + "' that already ended; ignored");
+      }
+      ended_messages_.insert(*id);
+      if (merge_metadata(*m, e))
+        changes_.push(
+            {{"kind", "metadata_merged"}, {"messageId", *id}, {"metadata", (*m)["metadata"]}});
+      changes_.push({{"kind", "message_ended"}, {"messageId", *id}});
+      break;
+    }
+    case Ev::kTextChunk:
+      on_text_chunk(e, type, Lane::kText);
+      break;
+    case Ev::kReasoningMessageChunk:
+      on_text_chunk(e, type, Lane::kReasoning);
+      break;
+    case Ev::kToolStart: {
+      const auto* id = need_string(e, type, "toolCallId");
+      const auto* name = id ? need_string(e, type, "toolCallName") : nullptr;
+      if (name) on_tool_start(e, type, *id, *name);
+      break;
+    }
+    case Ev::kToolArgs: {
+      const auto* id = need_string(e, type, "toolCallId");
+      const auto* delta = id ? need_string(e, type, "delta") : nullptr;
+      if (delta) on_tool_args(e, type, *id, *delta);
+      break;
+    }
+    case Ev::kToolEnd: {
+      const auto* id = need_string(e, type, "toolCallId");
+      if (!id) break;
+      auto ref = thread_.find_tool_call(*id);
+      if (!ref) {
+        problem(type, "unknown_tool_call",
+                type + " for tool call '" + *id + "' that was never started; event skipped");
+        break;
+      }
+      if (open_calls_.erase(*id) == 0 && ended_calls_.count(*id)) {
+        problem(type, "already_ended",
+                type + " for tool call '" + *id + "' that already ended; ignored");
+      }
+      ended_calls_.insert(*id);
+      if (merge_metadata(ref->call(), e))
+        changes_.push({{"kind", "metadata_merged"},
+                       {"toolCallId", *id},
+                       {"metadata", ref->call()["metadata"]}});
+      changes_.push({{"kind", "tool_call_ended"}, {"toolCallId", *id}});
+      break;
+    }
+    case Ev::kToolChunk:
+      on_tool_chunk(e, type);
+      break;
+    case Ev::kToolResult:
+      on_tool_result(e, type);
+      break;
+    case Ev::kStateSnapshot: {
+      auto it = e.find("snapshot");
+      if (it == e.end()) {
+        problem(type, "missing_field", type + ": field 'snapshot' is missing; event skipped");
+        break;
+      }
+      thread_.set_state(*it);
+      changes_.push({{"kind", "state_replaced"}, {"state", *it}});
+      break;
+    }
+    case Ev::kStateDelta:
+      on_state_delta(e, type);
+      break;
+    case Ev::kMessagesSnapshot:
+      on_messages_snapshot(e, type);
+      break;
+    case Ev::kActivitySnapshot:
+      on_activity_snapshot(e, type);
+      break;
+    case Ev::kActivityDelta:
+      on_activity_delta(e, type);
+      break;
+    case Ev::kReasoningEncryptedValue:
+      on_encrypted_value(e, type);
+      break;
+    case Ev::kRunStarted:
+      on_run_started(e, type);
+      break;
+    case Ev::kRunFinished:
+      on_run_finished(e, type);
+      break;
+    case Ev::kRunError: {
+      const auto* message = opt_string(e, "message");
+      const auto* code = opt_string(e, "code");
+      phase_ = RunPhase::kErrored;
+      error_message_ =
+          message ? *message : std::string("the run failed (RUN_ERROR without a message)");
+      error_code_ = code ? *code : std::string();
+      json change = {{"kind", "run_error"}, {"message", error_message_}};
+      if (code) change["code"] = *code;
+      changes_.push(std::move(change));
+      break;
+    }
+    case Ev::kRaw:
+    case Ev::kCustom:
+    case Ev::kStepStarted:
+    case Ev::kStepFinished:
+    case Ev::kReasoningStart:
+    case Ev::kReasoningEnd:
+    case Ev::kSubagentStarted:
+    case Ev::kSubagentFinished:
+    case Ev::kSubagentError:
+      pass_through(e);
+      break;
+  }
+}
+
+void EventReducer::pass_through(const json& e) { changes_.push({{"kind", "event"}, {"event", e}}); }
+
+void EventReducer::on_text_start(const json& e, const std::string& type, const std::string& id) {
+  const bool reasoning = type == "REASONING_MESSAGE_START";
+  json* existing = thread_.find_message(id);
+  if (is_role(existing, "activity")) {
+    problem(type, "activity_message",
+            type + ": '" + id + "' is an activity message; event skipped");
+    return;
+  }
+  if (open_messages_.count(id)) {
+    problem(type, "already_started",
+            type + " for message '" + id + "' that is already open; ignored");
+  }
+  open_messages_.insert(id);
+  ended_messages_.erase(id);
+  if (existing != nullptr) {
+    if (merge_metadata(*existing, e))
+      changes_.push(
+          {{"kind", "metadata_merged"}, {"messageId", id}, {"metadata", (*existing)["metadata"]}});
+    return;
+  }
+  json message = {{"id", id}, {"content", ""}};
+  if (reasoning) {
+    message["role"] = "reasoning";
+  } else {
+    const auto* role = opt_string(e, "role");
+    message["role"] = role ? *role : std::string("assistant");
+    if (const auto* name = opt_string(e, "name")) message["name"] = *name;
+  }
+  if (const auto* sub = opt_string(e, "subagentRunId")) message["subagentRunId"] = *sub;
+  merge_metadata(message, e);
+  json& stored = thread_.append(std::move(message));
+  changes_.push({{"kind", "message_added"}, {"message", stored}});
+}
+
+void EventReducer::on_text_content(const json& e, const std::string& type, const std::string& id,
+                                   const std::string& delta) {
+  json* m = thread_.find_message(id);
+  if (m == nullptr) {
+    problem(type, "unknown_message",
+            type + " for message '" + id + "' that was never started; event skipped");
+    return;
+  }
+  if (is_role(m, "activity")) {
+    problem(type, "activity_message",
+            type + ": '" + id + "' is an activity message; event skipped");
+    return;
+  }
+  if (!open_messages_.count(id) && ended_messages_.count(id)) {
+    problem(type, "after_end", type + " for message '" + id + "' after its END; applied");
+  }
+  json& content = (*m)["content"];
+  if (content.is_string()) {
+    content.get_ref<std::string&>() += delta;
+  } else {
+    content = delta;
+  }
+  if (merge_metadata(*m, e))
+    changes_.push({{"kind", "metadata_merged"}, {"messageId", id}, {"metadata", (*m)["metadata"]}});
+  changes_.push({{"kind", "text_appended"}, {"messageId", id}, {"delta", delta}});
+}
+
+void EventReducer::on_tool_start(const json& e, const std::string& type, const std::string& call_id,
+                                 const std::string& name) {
+  if (auto ref = thread_.find_tool_call(call_id)) {
+    problem(type, "duplicate_tool_call",
+            type + " for tool call '" + call_id + "' that already exists; the first call is kept");
+    return;
+  }
+  const auto* parent_id = opt_string(e, "parentMessageId");
+  json* parent = parent_id ? thread_.find_message(*parent_id) : nullptr;
+  if (parent != nullptr && !is_role(parent, "assistant")) {
+    problem(type, "parent_not_assistant",
+            type + ": parentMessageId '" + *parent_id + "' is a " +
+                opt_string(*parent, "role")->c_str() +
+                " message; the call gets its own assistant message");
+    parent = nullptr;
+  }
+  if (parent == nullptr) {
+    std::string new_id = (parent_id && !thread_.find_message(*parent_id)) ? *parent_id : call_id;
+    json assistant = {{"id", new_id}, {"role", "assistant"}, {"toolCalls", json::array()}};
+    if (const auto* sub = opt_string(e, "subagentRunId")) assistant["subagentRunId"] = *sub;
+    parent = &thread_.append(std::move(assistant));
+    changes_.push({{"kind", "message_added"}, {"message", *parent}});
+  }
+  json call = {
+      {"id", call_id}, {"type", "function"}, {"function", {{"name", name}, {"arguments", ""}}}};
+  merge_metadata(call, e);
+  json& stored = thread_.add_tool_call(*parent, std::move(call));
+  open_calls_.insert(call_id);
+  calls_started_.push_back(call_id);
+  changes_.push(
+      {{"kind", "tool_call_added"}, {"messageId", (*parent)["id"]}, {"toolCall", stored}});
+}
+
+void EventReducer::on_tool_args(const json& e, const std::string& type, const std::string& call_id,
+                                const std::string& delta) {
+  auto ref = thread_.find_tool_call(call_id);
+  if (!ref) {
+    problem(type, "unknown_tool_call",
+            type + " for tool call '" + call_id + "' that was never started; event skipped");
+    return;
+  }
+  if (!open_calls_.count(call_id)) {
+    problem(type, ended_calls_.count(call_id) ? "after_end" : "not_open",
+            type + " for tool call '" + call_id +
+                "' that is not open (its arguments are complete); event skipped");
+    return;
+  }
+  json& call = ref->call();
+  json& args = call["function"]["arguments"];
+  if (args.is_string()) {
+    args.get_ref<std::string&>() += delta;
+  } else {
+    args = delta;
+  }
+  if (merge_metadata(call, e))
+    changes_.push(
+        {{"kind", "metadata_merged"}, {"toolCallId", call_id}, {"metadata", call["metadata"]}});
+  changes_.push({{"kind", "tool_call_args"}, {"toolCallId", call_id}, {"delta", delta}});
+}
+
+void EventReducer::close_open_streams(const std::string& lane) {
+  auto it = open_chunks_.find(lane);
+  if (it == open_chunks_.end()) return;
+  OpenChunk chunk = it->second;
+  open_chunks_.erase(it);
+  if (chunk.lane == Lane::kTool) {
+    if (open_calls_.erase(chunk.id)) {
+      ended_calls_.insert(chunk.id);
+      changes_.push({{"kind", "tool_call_ended"}, {"toolCallId", chunk.id}});
+    }
+  } else if (open_messages_.erase(chunk.id)) {
+    ended_messages_.insert(chunk.id);
+    changes_.push({{"kind", "message_ended"}, {"messageId", chunk.id}});
+  }
+}
+
+void EventReducer::close_all_open_streams() {
+  while (!open_chunks_.empty()) close_open_streams(open_chunks_.begin()->first);
+}
+
+void EventReducer::on_text_chunk(const json& e, const std::string& type, Lane lane) {
+  const std::string key = lane_key(e);
+  const auto* id = opt_string(e, "messageId");
+  auto open = open_chunks_.find(key);
+  const bool continues = open != open_chunks_.end() && open->second.lane == lane &&
+                         (id == nullptr || *id == open->second.id);
+  std::string message_id;
+  if (continues) {
+    message_id = open->second.id;
+  } else {
+    close_open_streams(key);
+    if (id == nullptr) {
+      problem(type, "missing_field",
+              type + " opens a new message but has no messageId; event skipped");
+      return;
+    }
+    message_id = *id;
+    json start = {{"type", lane == Lane::kText ? "TEXT_MESSAGE_START" : "REASONING_MESSAGE_START"},
+                  {"messageId", message_id}};
+    for (const char* k : {"role", "name", "subagentRunId", "metadata"}) {
+      if (lane == Lane::kReasoning &&
+          (std::string_view(k) == "role" || std::string_view(k) == "name"))
+        continue;
+      if (auto it = e.find(k); it != e.end()) start[k] = *it;
+    }
+    on_text_start(start, start["type"].get<std::string>(), message_id);
+    open_chunks_[key] = OpenChunk{lane, message_id};
+    if (!e.contains("delta")) return;
+  }
+  const auto* delta = opt_string(e, "delta");
+  json content = {{"messageId", message_id}};
+  if (continues) {
+    if (auto it = e.find("metadata"); it != e.end()) content["metadata"] = *it;
+  }
+  on_text_content(content,
+                  lane == Lane::kText ? "TEXT_MESSAGE_CONTENT" : "REASONING_MESSAGE_CONTENT",
+                  message_id, delta ? *delta : std::string());
+}
+
+void EventReducer::on_tool_chunk(const json& e, const std::string& type) {
+  const std::string key = lane_key(e);
+  const auto* id = opt_string(e, "toolCallId");
+  auto open = open_chunks_.find(key);
+  const bool continues = open != open_chunks_.end() && open->second.lane == Lane::kTool &&
+                         (id == nullptr || *id == open->second.id);
+  std::string call_id;
+  if (continues) {
+    call_id = open->second.id;
+  } else {
+    close_open_streams(key);
+    const auto* name = opt_string(e, "toolCallName");
+    if (id == nullptr || name == nullptr) {
+      problem(type, "missing_field",
+              type + " opens a new tool call but has no " +
+                  (id == nullptr ? "toolCallId" : "toolCallName") + "; event skipped");
+      return;
+    }
+    call_id = *id;
+    on_tool_start(e, "TOOL_CALL_START", call_id, *name);
+    open_chunks_[key] = OpenChunk{Lane::kTool, call_id};
+    if (!e.contains("delta")) return;
+  }
+  const auto* delta = opt_string(e, "delta");
+  json args = json::object();
+  if (continues) {
+    if (auto it = e.find("metadata"); it != e.end()) args["metadata"] = *it;
+  }
+  on_tool_args(args, "TOOL_CALL_ARGS", call_id, delta ? *delta : std::string());
+}
+
+void EventReducer::on_tool_result(const json& e, const std::string& type) {
+  const auto* message_id = need_string(e, type, "messageId");
+  const auto* call_id = message_id ? need_string(e, type, "toolCallId") : nullptr;
+  if (!call_id) return;
+  auto content = e.find("content");
+  if (content == e.end() || !(content->is_string() || content->is_array())) {
+    problem(type, "missing_field",
+            type + ": field 'content' must be a string or an array of parts; event skipped");
+    return;
+  }
+  if (thread_.find_result(*call_id) != nullptr) {
+    problem(type, "duplicate_result",
+            type + " for tool call '" + *call_id +
+                "' that already has a result; the first result is kept");
+    return;
+  }
+  if (thread_.find_message(*message_id) != nullptr) {
+    problem(type, "duplicate_message",
+            type + ": message id '" + *message_id + "' is already in the thread; event skipped");
+    return;
+  }
+  if (!thread_.has_tool_call(*call_id)) {
+    problem(type, "unknown_tool_call",
+            type + " for tool call '" + *call_id + "' not in the thread; applied");
+  }
+  const auto* role = opt_string(e, "role");
+  json message = {{"id", *message_id},
+                  {"role", role ? *role : std::string("tool")},
+                  {"toolCallId", *call_id},
+                  {"content", *content}};
+  if (const auto* sub = opt_string(e, "subagentRunId")) message["subagentRunId"] = *sub;
+  merge_metadata(message, e);
+  json& stored = thread_.insert_result(std::move(message));
+  changes_.push({{"kind", "tool_result"}, {"message", stored}});
+}
+
+void EventReducer::on_state_delta(const json& e, const std::string& type) {
+  auto delta = e.find("delta");
+  if (delta == e.end()) {
+    problem(type, "missing_field", type + ": field 'delta' is missing; event skipped");
+    return;
+  }
+  json state = thread_.state();
+  if (auto err = apply_patch(state, *delta)) {
+    problem(type, "patch_failed",
+            type + ": the patch does not apply (" + *err + "); state left as it was");
+    return;
+  }
+  thread_.set_state(std::move(state));
+  changes_.push({{"kind", "state_patched"}, {"delta", *delta}});
+}
+
+void EventReducer::on_messages_snapshot(const json& e, const std::string& type) {
+  auto list = e.find("messages");
+  if (list == e.end() || !list->is_array()) {
+    problem(type, "missing_field", type + ": field 'messages' must be an array; event skipped");
+    return;
+  }
+  std::unordered_map<std::string, const json*> incoming;
+  bool has_activity = false, has_reasoning = false;
+  for (const auto& m : *list) {
+    const auto* id = m.is_object() ? opt_string(m, "id") : nullptr;
+    if (id == nullptr) {
+      problem(type, "invalid_message", type + ": a message without a string id; snapshot skipped");
+      return;
+    }
+    incoming.emplace(*id, &m);
+    has_activity = has_activity || is_role(&m, "activity");
+    has_reasoning = has_reasoning || is_role(&m, "reasoning");
+  }
+  // The snapshot is authoritative for what the producer owns; messages only
+  // this client holds (activity, reasoning) survive when the snapshot has none
+  // of their kind, as the reference client does.
+  std::vector<json> next;
+  std::unordered_set<std::string> placed;
+  for (std::size_t i = 0; i < thread_.size(); ++i) {
+    const json& m = thread_.at(i);
+    const auto* id = opt_string(m, "id");
+    if (id == nullptr) continue;
+    auto hit = incoming.find(*id);
+    if (hit != incoming.end()) {
+      if (placed.insert(*id).second) next.push_back(*hit->second);
+    } else if ((is_role(&m, "activity") && !has_activity) ||
+               (is_role(&m, "reasoning") && !has_reasoning)) {
+      next.push_back(m);
+    }
+  }
+  for (const auto& m : *list) {
+    const auto& id = m["id"].get_ref<const std::string&>();
+    if (placed.insert(id).second) next.push_back(m);
+  }
+  thread_.replace_all(std::move(next));
+  changes_.push({{"kind", "messages_replaced"}, {"messages", thread_.messages()}});
+}
+
+void EventReducer::on_activity_snapshot(const json& e, const std::string& type) {
+  const auto* id = need_string(e, type, "messageId");
+  const auto* activity_type = id ? need_string(e, type, "activityType") : nullptr;
+  if (!activity_type) return;
+  auto content = e.find("content");
+  if (content == e.end() || !content->is_object()) {
+    problem(type, "missing_field", type + ": field 'content' must be an object; event skipped");
+    return;
+  }
+  auto replace_it = e.find("replace");
+  const bool replace =
+      replace_it == e.end() || !replace_it->is_boolean() || replace_it->get<bool>();
+  json* existing = thread_.find_message(*id);
+  const auto* sub = opt_string(e, "subagentRunId");
+  if (existing == nullptr) {
+    json message = {
+        {"id", *id}, {"role", "activity"}, {"activityType", *activity_type}, {"content", *content}};
+    if (sub) message["subagentRunId"] = *sub;
+    merge_metadata(message, e);
+    json& stored = thread_.append(std::move(message));
+    changes_.push({{"kind", "message_added"}, {"message", stored}});
+    return;
+  }
+  if (replace) {
+    if (is_role(existing, "activity")) {
+      (*existing)["activityType"] = *activity_type;
+      (*existing)["content"] = *content;
+      if (sub)
+        (*existing)["subagentRunId"] = *sub;
+      else
+        existing->erase("subagentRunId");
+    } else {
+      json message = {{"id", *id},
+                      {"role", "activity"},
+                      {"activityType", *activity_type},
+                      {"content", *content}};
+      if (sub) message["subagentRunId"] = *sub;
+      *existing = std::move(message);
+      thread_.reindex(*existing);
+    }
+  }
+  merge_metadata(*existing, e);
+  changes_.push({{"kind", "message_updated"}, {"message", *existing}});
+}
+
+void EventReducer::on_activity_delta(const json& e, const std::string& type) {
+  const auto* id = need_string(e, type, "messageId");
+  if (!id) return;
+  json* m = thread_.find_message(*id);
+  if (m == nullptr || !is_role(m, "activity")) {
+    problem(type, m == nullptr ? "unknown_message" : "not_activity",
+            type + " for '" + *id + "', which is " +
+                (m == nullptr ? "not in the thread" : "not an activity message") +
+                "; event skipped");
+    return;
+  }
+  auto patch = e.find("patch");
+  json content = m->contains("content") ? (*m)["content"] : json::object();
+  if (auto err = apply_patch(content, patch == e.end() ? json::array() : *patch)) {
+    problem(type, "patch_failed",
+            type + ": the patch does not apply to '" + *id + "' (" + *err +
+                "); activity left as it was");
+    return;
+  }
+  (*m)["content"] = std::move(content);
+  if (const auto* activity_type = opt_string(e, "activityType"))
+    (*m)["activityType"] = *activity_type;
+  merge_metadata(*m, e);
+  changes_.push({{"kind", "message_updated"}, {"message", *m}});
+}
+
+void EventReducer::on_encrypted_value(const json& e, const std::string& type) {
+  const auto* subtype = need_string(e, type, "subtype");
+  const auto* entity = subtype ? need_string(e, type, "entityId") : nullptr;
+  const auto* value = entity ? need_string(e, type, "encryptedValue") : nullptr;
+  if (!value) return;
+  if (*subtype == "tool-call") {
+    auto ref = thread_.find_tool_call(*entity);
+    if (!ref) {
+      problem(type, "unknown_tool_call",
+              type + " for tool call '" + *entity + "' not in the thread; event skipped");
+      return;
+    }
+    ref->call()["encryptedValue"] = *value;
+    changes_.push({{"kind", "message_updated"}, {"message", *ref->message}});
+    return;
+  }
+  json* m = thread_.find_message(*entity);
+  if (m == nullptr || is_role(m, "activity")) {
+    problem(
+        type, "unknown_message",
+        type + " for message '" + *entity + "' not in the thread (or an activity); event skipped");
+    return;
+  }
+  (*m)["encryptedValue"] = *value;
+  changes_.push({{"kind", "message_updated"}, {"message", *m}});
+}
+
+void EventReducer::on_run_started(const json& e, const std::string& type) {
+  if (phase_ == RunPhase::kRunning) {
+    problem(type, "second_run_started",
+            "RUN_STARTED while the run is already running; the run is stopped", true);
+    return;
+  }
+  phase_ = RunPhase::kRunning;
+  const auto* thread_id = opt_string(e, "threadId");
+  if (thread_id != nullptr && *thread_id != thread_.id()) {
+    problem(type, "wrong_thread",
+            "RUN_STARTED for thread '" + *thread_id + "' on thread '" + thread_.id() +
+                "'; the run is stopped",
+            true);
+    return;
+  }
+  const auto* run_id = opt_string(e, "runId");
+  if (run_id != nullptr && !run_id_.empty() && *run_id != run_id_) {
+    problem(
+        type, "run_id_mismatch",
+        "RUN_STARTED carries runId '" + *run_id + "', the request sent '" + run_id_ + "'; applied");
+  }
+  auto input = e.find("input");
+  if (input != e.end() && input->is_object()) {
+    auto msgs = input->find("messages");
+    if (msgs != input->end() && msgs->is_array()) {
+      for (const auto& m : *msgs) {
+        const auto* id = m.is_object() ? opt_string(m, "id") : nullptr;
+        if (id != nullptr && thread_.find_message(*id) == nullptr) {
+          json& stored = thread_.append(m);
+          changes_.push({{"kind", "message_added"}, {"message", stored}});
+        }
+      }
+    }
+  }
+  changes_.push({{"kind", "run_started"}, {"runId", run_id ? *run_id : run_id_}});
+}
+
+void EventReducer::on_run_finished(const json& e, const std::string& type) {
+  for (const auto& id : open_messages_) {
+    problem(type, "unclosed_message",
+            "RUN_FINISHED while message '" + id + "' is still open; closed");
+  }
+  for (const auto& id : open_calls_) {
+    problem(type, "unclosed_tool_call",
+            "RUN_FINISHED while tool call '" + id + "' is still open; closed");
+  }
+  for (const auto& id : open_messages_) ended_messages_.insert(id);
+  for (const auto& id : open_calls_) ended_calls_.insert(id);
+  open_messages_.clear();
+  open_calls_.clear();
+  auto outcome = e.find("outcome");
+  if (outcome != e.end() && outcome->is_object() && outcome->contains("type")) {
+    outcome_ = *outcome;
+    const auto& kind = (*outcome)["type"];
+    const bool known =
+        kind.is_string() && (kind == "success" || kind == "interrupt" || kind == "cancelled");
+    if (!known) {
+      problem(type, "unknown_outcome",
+              "RUN_FINISHED with an unknown outcome type; read as success");
+      outcome_ = json{{"type", "success"}};
+    } else if (kind == "interrupt") {
+      auto list = outcome->find("interrupts");
+      bool ok = list != outcome->end() && list->is_array() && !list->empty();
+      for (const auto& i : ok ? *list : json::array())
+        ok = ok && i.is_object() && opt_string(i, "id");
+      if (!ok) {
+        problem(type, "invalid_outcome",
+                "RUN_FINISHED interrupt outcome needs a non-empty 'interrupts' array of objects "
+                "with an id; the run is stopped",
+                true);
+        return;
+      }
+    }
+  } else {
+    outcome_ = json{{"type", "success"}};
+  }
+  phase_ = RunPhase::kFinished;
+  changes_.push({{"kind", "run_finished"}, {"outcome", outcome_}});
+}
+
+}  // namespace agui

@@ -1,0 +1,118 @@
+// The event reducer: folds one run's AG-UI 1.0 events into the thread, checks
+// the protocol's ordering rules, and records what changed. O(1) amortised work
+// per event: lookups go through the thread's indices and nothing is copied per
+// event.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "thread.hpp"
+
+namespace agui {
+
+// A rule the stream broke. `fatal` problems stop the run (see README, "Ordering
+// rules"); the others are reported and the event is skipped or applied as said.
+struct Problem {
+  std::size_t index = 0;   // the event's position in the run, from 0
+  std::string event_type;  // "TEXT_MESSAGE_CONTENT", or "" when not decodable
+  std::string code;        // e.g. "unknown_message"
+  std::string message;
+  bool fatal = false;
+  json to_json() const;
+};
+
+enum class RunPhase { kNotStarted, kRunning, kFinished, kErrored };
+
+class EventReducer {
+ public:
+  EventReducer(Thread& thread, ChangeLog& changes);
+
+  // Starts a new run. `thread_id`/`run_id` are what the input said; a
+  // RUN_STARTED that disagrees is reported.
+  void begin_run(std::string run_id);
+
+  // Folds one SSE `data` payload (a JSON event).
+  void apply_data(std::string_view data);
+  // Folds one decoded event.
+  void apply(const json& event);
+
+  // Records a problem that is not tied to a decoded event (bad SSE, a stream
+  // cut mid-event, a limit).
+  void report(std::string code, std::string message, bool fatal);
+
+  RunPhase phase() const { return phase_; }
+  bool stopped() const { return stopped_; }  // a fatal problem ended the run
+  std::size_t events_seen() const { return index_; }
+  const std::string& run_id() const { return run_id_; }
+
+  // After RUN_FINISHED: the outcome object ({type:"success"} when absent).
+  const json& outcome() const { return outcome_; }
+  // After RUN_ERROR (or a fatal problem): what failed.
+  const std::string& error_message() const { return error_message_; }
+  const std::string& error_code() const { return error_code_; }
+
+  // The tool calls started during this run, in order.
+  const std::vector<std::string>& calls_started() const { return calls_started_; }
+
+  const std::vector<Problem>& problems() const { return problems_; }
+
+ private:
+  enum class Lane { kText, kTool, kReasoning };
+  struct OpenChunk {
+    Lane lane;
+    std::string id;  // messageId or toolCallId
+  };
+
+  void problem(const std::string& type, std::string code, std::string message, bool fatal = false);
+  void stop(std::string message);
+  const std::string* need_string(const json& e, const std::string& type, const char* key);
+  static std::string lane_key(const json& e);
+
+  void on_text_start(const json& e, const std::string& type, const std::string& id);
+  void on_text_content(const json& e, const std::string& type, const std::string& id,
+                       const std::string& delta);
+  void on_tool_start(const json& e, const std::string& type, const std::string& call_id,
+                     const std::string& name);
+  void on_tool_args(const json& e, const std::string& type, const std::string& call_id,
+                    const std::string& delta);
+  void on_text_chunk(const json& e, const std::string& type, Lane lane);
+  void on_tool_chunk(const json& e, const std::string& type);
+  void on_tool_result(const json& e, const std::string& type);
+  void on_state_delta(const json& e, const std::string& type);
+  void on_messages_snapshot(const json& e, const std::string& type);
+  void on_activity_snapshot(const json& e, const std::string& type);
+  void on_activity_delta(const json& e, const std::string& type);
+  void on_encrypted_value(const json& e, const std::string& type);
+  void on_run_started(const json& e, const std::string& type);
+  void on_run_finished(const json& e, const std::string& type);
+  void close_open_streams(const std::string& lane);
+  void close_all_open_streams();
+  void pass_through(const json& e);
+
+  Thread& thread_;
+  ChangeLog& changes_;
+  RunPhase phase_ = RunPhase::kNotStarted;
+  bool stopped_ = false;
+  std::size_t index_ = 0;
+  std::string run_id_;
+  json outcome_;
+  std::string error_message_;
+  std::string error_code_;
+  std::vector<Problem> problems_;
+  std::vector<std::string> calls_started_;
+  std::unordered_set<std::string> open_messages_;  // text/reasoning messages between START and END
+  std::unordered_set<std::string> ended_messages_;
+  std::unordered_set<std::string> open_calls_;  // between TOOL_CALL_START and TOOL_CALL_END
+  std::unordered_set<std::string> ended_calls_;
+  std::map<std::string, OpenChunk> open_chunks_;  // per subagent lane ("" = the agent itself)
+};
+
+}  // namespace agui

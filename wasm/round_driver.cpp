@@ -1,0 +1,790 @@
+// The client-tool loop. See round_driver.hpp for the Step protocol and README
+// "The round loop" for the rules it keeps.
+#include "round_driver.hpp"
+
+#include <algorithm>
+
+namespace agui {
+
+namespace {
+
+const std::string* opt_string(const json& obj, const char* key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_string()) return nullptr;
+  return &it->get_ref<const std::string&>();
+}
+
+bool blank(std::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
+}
+
+json error_json(ErrorCode code, std::string message) {
+  return json{{"code", std::string(to_string(code))}, {"message", std::move(message)}};
+}
+
+void add_execute(json& step, json call) {
+  if (!step.contains("execute")) step["execute"] = json::array();
+  step["execute"].push_back(std::move(call));
+}
+
+}  // namespace
+
+std::variant<DriverOptions, Error> DriverOptions::from_json(const json& o) {
+  DriverOptions out;
+  if (o.is_null()) return out;
+  if (!o.is_object()) return make_error(ErrorCode::kInvalidArgument, "options must be an object");
+  for (auto it = o.begin(); it != o.end(); ++it) {
+    const std::string& key = it.key();
+    const json& v = it.value();
+    auto need_int = [&](std::int64_t min) -> std::optional<Error> {
+      if (!v.is_number_integer() || v.get<std::int64_t>() < min) {
+        return make_error(ErrorCode::kInvalidArgument,
+                          "option '" + key + "' must be an integer >= " + std::to_string(min));
+      }
+      return std::nullopt;
+    };
+    if (key == "maxRounds") {
+      if (auto e = need_int(0)) return *e;
+      out.max_rounds = static_cast<int>(std::min<std::int64_t>(v.get<std::int64_t>(), 1000));
+    } else if (key == "repeatLimit") {
+      if (auto e = need_int(0)) return *e;
+      out.repeat_limit = static_cast<int>(std::min<std::int64_t>(v.get<std::int64_t>(), 1000));
+    } else if (key == "defaultTimeoutMs") {
+      if (auto e = need_int(1)) return *e;
+      out.default_timeout_ms = v.get<std::int64_t>();
+    } else if (key == "maxEventBytes") {
+      if (auto e = need_int(0)) return *e;
+      out.sse.max_event_bytes = v.get<std::size_t>();
+    } else if (key == "maxArgumentBytes") {
+      if (auto e = need_int(1)) return *e;
+      out.max_argument_bytes = v.get<std::size_t>();
+    } else if (key == "maxResultBytes") {
+      if (auto e = need_int(1)) return *e;
+      out.max_result_bytes = v.get<std::size_t>();
+    } else if (key == "context") {
+      if (!v.is_array())
+        return make_error(ErrorCode::kInvalidArgument,
+                          "option 'context' must be an array of {description, value}");
+      for (const auto& c : v) {
+        if (!opt_string(c, "description") || !opt_string(c, "value")) {
+          return make_error(ErrorCode::kInvalidArgument,
+                            "option 'context': each entry needs string 'description' and 'value'");
+        }
+      }
+      out.context = v;
+    } else if (key == "forwardedProps") {
+      out.forwarded_props = v;
+    } else if (key == "idPrefix") {
+      if (!v.is_string())
+        return make_error(ErrorCode::kInvalidArgument, "option 'idPrefix' must be a string");
+      out.id_prefix = v.get<std::string>();
+    } else {
+      return make_error(ErrorCode::kInvalidArgument, "unknown option '" + key + "'");
+    }
+  }
+  return out;
+}
+
+RoundDriver::RoundDriver(std::shared_ptr<const ToolRegistry> registry, std::string thread_id,
+                         DriverOptions options)
+    : registry_(std::move(registry)),
+      options_(std::move(options)),
+      thread_(std::move(thread_id)),
+      reducer_(thread_, changes_) {}
+
+std::string RoundDriver::next_id(const char* kind) {
+  std::string id = kind;
+  id += '-';
+  if (!options_.id_prefix.empty()) {
+    id += options_.id_prefix;
+    id += '-';
+  }
+  id += std::to_string(++id_counter_);
+  return id;
+}
+
+json RoundDriver::refuse(ErrorCode code, std::string message) const {
+  return json{{"error", error_json(code, std::move(message))}};
+}
+
+bool RoundDriver::streaming(std::string_view run_id) const {
+  return phase_ == Phase::kRunning && run_id == run_id_;
+}
+
+RoundDriver::Call* RoundDriver::find_call(std::string_view id) {
+  for (auto& c : round_) {
+    if (c.id == id) return &c;
+  }
+  return nullptr;
+}
+
+// ---------------------------------------------------------------- turns
+
+json RoundDriver::send(const json& input) {
+  if (phase_ == Phase::kRunning) {
+    return refuse(ErrorCode::kInvalidState,
+                  "a run is in flight on thread '" + thread_.id() + "'; abort() it first");
+  }
+  std::vector<json> incoming;
+  if (input.is_string()) {
+    incoming.push_back(json{{"role", "user"}, {"content", input}});
+  } else if (input.is_array()) {
+    for (std::size_t i = 0; i < input.size(); ++i) {
+      const json& m = input[i];
+      const auto* role = opt_string(m, "role");
+      if (role == nullptr || !m.contains("content")) {
+        return refuse(ErrorCode::kInvalidArgument, "send(): message " + std::to_string(i) +
+                                                       " needs a string 'role' and a 'content'");
+      }
+      if (const auto* id = opt_string(m, "id"); id && thread_.find_message(*id)) {
+        return refuse(ErrorCode::kInvalidArgument,
+                      "send(): message id '" + *id + "' is already in the thread");
+      }
+      incoming.push_back(m);
+    }
+  } else {
+    return refuse(ErrorCode::kInvalidArgument, "send() takes a string or an array of messages");
+  }
+  if (incoming.empty()) return refuse(ErrorCode::kInvalidArgument, "send(): no message to send");
+
+  json step = json::object();
+  if (phase_ == Phase::kAwaiting) {
+    // A new message while calls or interrupts are outstanding: close them first,
+    // so the thread never keeps a call without an answer.
+    close_open_calls("cancelled: a new message was sent before this call finished");
+    cancel_pending_interrupts("a new message was sent");
+    changes_.push({{"kind", "turn_ended"},
+                   {"reason", "aborted"},
+                   {"message", "superseded by a new message"}});
+  }
+  for (auto& m : incoming) {
+    if (!opt_string(m, "id")) m["id"] = next_id("msg");
+    json& stored = thread_.append(std::move(m));
+    changes_.push({{"kind", "message_added"}, {"message", stored}});
+  }
+  rounds_ = 0;
+  repeat_key_.clear();
+  repeat_count_ = 0;
+  changes_.push({{"kind", "turn_started"}});
+  return start_run(std::move(step));
+}
+
+json RoundDriver::start_run(json step) {
+  run_id_ = next_id("run");
+  phase_ = Phase::kRunning;
+  reducer_.begin_run(run_id_);
+  sse_ = std::make_unique<SseParser>(options_.sse);
+
+  json messages = json::array();
+  for (std::size_t i = 0; i < thread_.size(); ++i) {
+    const json& m = thread_.at(i);
+    const auto* role = opt_string(m, "role");
+    if (role && *role == "activity")
+      continue;  // UI-only: never sent back (as the reference client)
+    messages.push_back(m);
+  }
+  json run = {{"threadId", thread_.id()},
+              {"runId", run_id_},
+              {"state", thread_.state().is_null() ? json::object() : thread_.state()},
+              {"messages", std::move(messages)},
+              {"tools", registry_->advertise()},
+              {"context", options_.context},
+              {"forwardedProps", options_.forwarded_props}};
+  if (!resume_.empty()) {
+    run["resume"] = std::move(resume_);
+    resume_ = json::array();
+  }
+  changes_.push({{"kind", "round_started"}, {"round", rounds_}, {"runId", run_id_}});
+  step["run"] = std::move(run);
+  return step;
+}
+
+json RoundDriver::end_turn(json step, std::string reason, std::string message, std::string code) {
+  phase_ = Phase::kIdle;
+  round_.clear();
+  json done = {{"reason", reason}};
+  if (!message.empty()) done["message"] = message;
+  if (!code.empty()) done["code"] = code;
+  json change = {{"kind", "turn_ended"}, {"reason", reason}};
+  if (!message.empty()) change["message"] = message;
+  changes_.push(std::move(change));
+  step["done"] = std::move(done);
+  return step;
+}
+
+// ---------------------------------------------------------------- the stream
+
+json RoundDriver::feed(std::string_view run_id, std::string_view bytes) {
+  if (!streaming(run_id)) return json{{"stale", true}};
+  sse_events_.clear();
+  const bool ok = sse_->feed(bytes, sse_events_);
+  for (const auto& ev : sse_events_) {
+    if (reducer_.stopped()) break;
+    if (ev.data.empty()) continue;
+    reducer_.apply_data(ev.data);
+  }
+  if (!ok && !reducer_.stopped()) reducer_.report("limit_exceeded", sse_->error(), true);
+  if (reducer_.stopped()) return fail_run(reducer_.error_message(), "protocol");
+  return json::object();
+}
+
+json RoundDriver::end_of_stream(std::string_view run_id) {
+  if (!streaming(run_id)) return json{{"stale", true}};
+  if (sse_->finish()) {
+    reducer_.report("truncated_event",
+                    "the stream ended in the middle of an event; that event is lost", false);
+  }
+  return after_run();
+}
+
+json RoundDriver::transport_failed(std::string_view run_id, std::string message) {
+  if (!streaming(run_id)) return json{{"stale", true}};
+  return fail_run(std::move(message), "transport");
+}
+
+json RoundDriver::fail_run(std::string message, std::string code) {
+  close_unanswered_client_calls("the run failed before this call could run: " + message);
+  return end_turn(json::object(), "run_error", std::move(message), std::move(code));
+}
+
+json RoundDriver::after_run() {
+  switch (reducer_.phase()) {
+    case RunPhase::kErrored:
+      return fail_run(reducer_.error_message(), reducer_.error_code());
+    case RunPhase::kNotStarted:
+    case RunPhase::kRunning:
+      return fail_run("the stream ended before RUN_FINISHED", "transport");
+    case RunPhase::kFinished:
+      break;
+  }
+  const json& outcome = reducer_.outcome();
+  const std::string kind = outcome.value("type", "success");
+  if (kind == "cancelled") {
+    close_unanswered_client_calls("cancelled: the run was cancelled by the agent");
+    return end_turn(json::object(), "cancelled", "the agent cancelled the run");
+  }
+  if (kind == "interrupt") {
+    for (const auto& i : outcome["interrupts"]) {
+      Interrupt pending{i, nullptr};
+      if (auto it = i.find("responseSchema"); it != i.end() && it->is_object()) {
+        auto compiled = CompiledSchema::compile(*it);
+        if (auto* s = std::get_if<std::shared_ptr<const CompiledSchema>>(&compiled)) {
+          pending.response_schema = *s;
+        } else {
+          const auto& err = std::get<SchemaCompileError>(compiled);
+          reducer_.report("invalid_response_schema",
+                          "interrupt '" + i["id"].get<std::string>() +
+                              "': responseSchema does not compile (" + err.message + " at " +
+                              err.schema_path + "); any payload is accepted",
+                          false);
+        }
+      }
+      interrupts_.push_back(std::move(pending));
+    }
+    phase_ = Phase::kAwaiting;
+    changes_.push({{"kind", "interrupts"}, {"interrupts", outcome["interrupts"]}});
+    return json::object();
+  }
+
+  // success: the server's pendingToolCallIds when it sent some, else every call
+  // to one of this registry's tools that has no answer yet.
+  std::vector<std::string> outstanding;
+  auto pending = outcome.find("pendingToolCallIds");
+  if (pending != outcome.end() && pending->is_array() && !pending->empty()) {
+    for (const auto& id : *pending) {
+      if (!id.is_string()) continue;
+      const auto& s = id.get_ref<const std::string&>();
+      if (!thread_.has_tool_call(s)) {
+        reducer_.report(
+            "unknown_pending_call",
+            "pendingToolCallIds names '" + s + "', which is not a tool call in the thread; ignored",
+            false);
+        continue;
+      }
+      outstanding.push_back(s);
+    }
+  } else {
+    for (std::size_t i = 0; i < thread_.size(); ++i) {
+      const json& m = thread_.at(i);
+      auto calls = m.find("toolCalls");
+      if (calls == m.end() || !calls->is_array()) continue;
+      for (const auto& c : *calls) {
+        const auto* id = opt_string(c, "id");
+        const auto* name = c.contains("function") ? opt_string(c["function"], "name") : nullptr;
+        if (id && name && registry_->find(*name)) outstanding.push_back(*id);
+      }
+    }
+  }
+  outstanding.erase(std::remove_if(outstanding.begin(), outstanding.end(),
+                                   [&](const std::string& id) {
+                                     return handled_.count(id) ||
+                                            thread_.find_result(id) != nullptr;
+                                   }),
+                    outstanding.end());
+  if (outstanding.empty()) return end_turn(json::object(), "done");
+  return dispatch(outstanding);
+}
+
+// ---------------------------------------------------------------- dispatch
+
+json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
+  phase_ = Phase::kAwaiting;
+  round_.clear();
+  const bool at_cap = rounds_ >= options_.max_rounds;
+  json step = json::object();
+  for (const auto& id : outstanding) {
+    auto ref = thread_.find_tool_call(id);
+    const json& call = ref->call();
+    Call c;
+    c.id = id;
+    c.name = call["function"].value("name", "");
+    handled_.insert(id);
+    round_.push_back(std::move(c));
+    Call& cur = round_.back();
+
+    if (at_cap) {
+      answer_with_error(cur, "round limit reached: the client runs at most " +
+                                 std::to_string(options_.max_rounds) +
+                                 " rounds of tool calls per turn, so this call was not run");
+      continue;
+    }
+    const Tool* tool = registry_->find(cur.name);
+    if (tool == nullptr) {
+      answer_with_error(cur, "tool '" + cur.name + "' is not available in this client");
+      continue;
+    }
+    if (!tool->enabled) {
+      answer_with_error(cur, "tool '" + cur.name + "' is disabled in this client; it was not run");
+      continue;
+    }
+    const json& args_json = call["function"]["arguments"];
+    const std::string args_text =
+        args_json.is_string() ? args_json.get<std::string>() : args_json.dump();
+    if (args_text.size() > options_.max_argument_bytes) {
+      answer_with_error(
+          cur, "arguments are " + std::to_string(args_text.size()) + " bytes, over the limit of " +
+                   std::to_string(options_.max_argument_bytes) + " (maxArgumentBytes)");
+      continue;
+    }
+    json args = blank(args_text) ? json::object() : json::parse(args_text, nullptr, false);
+    if (args.is_discarded()) {
+      answer_with_error(cur, "arguments are not valid JSON: " + args_text.substr(0, 200));
+      continue;
+    }
+    if (!args.is_object()) {
+      answer_with_error(cur,
+                        std::string("arguments must be a JSON object, got ") + args.type_name());
+      continue;
+    }
+    auto issues = tool->schema->validate(args);
+    if (!issues.empty()) {
+      json details = json::array();
+      for (const auto& issue : issues) {
+        details.push_back({{"path", issue.instance_path}, {"message", issue.message}});
+      }
+      answer_with_error(cur, "invalid arguments", std::move(details));
+      continue;
+    }
+    if (options_.repeat_limit > 0) {
+      std::string key = cur.name + '\x1f' + args.dump();
+      repeat_count_ = key == repeat_key_ ? repeat_count_ + 1 : 1;
+      repeat_key_ = std::move(key);
+      if (repeat_count_ >= options_.repeat_limit) {
+        answer_with_error(
+            cur, "runaway guard: '" + cur.name + "' was called " + std::to_string(repeat_count_) +
+                     " times in a row with the same arguments in this turn; not run again");
+        continue;
+      }
+    }
+    cur.args = std::move(args);
+    if (tool->needs_approval()) {
+      cur.status = CallStatus::kPendingApproval;
+      changes_.push({{"kind", "tool_call_status"},
+                     {"toolCallId", cur.id},
+                     {"name", cur.name},
+                     {"status", "pending_approval"}});
+      changes_.push({{"kind", "approval_requested"}, {"approval", approval_json(cur)}});
+      continue;
+    }
+    cur.status = CallStatus::kRunning;
+    changes_.push({{"kind", "tool_call_status"},
+                   {"toolCallId", cur.id},
+                   {"name", cur.name},
+                   {"status", "running"}});
+    add_execute(step, {{"toolCallId", cur.id},
+                       {"name", cur.name},
+                       {"args", cur.args},
+                       {"timeoutMs", tool->spec.timeout_ms.value_or(options_.default_timeout_ms)},
+                       {"threadId", thread_.id()}});
+  }
+  if (at_cap) {
+    for (auto& c : round_) append_tool_message(c.id, c.content, c.error);
+    reducer_.report("round_limit",
+                    "round limit of " + std::to_string(options_.max_rounds) + " reached; " +
+                        std::to_string(round_.size()) + " call(s) closed with an error result",
+                    false);
+    return end_turn(
+        std::move(step), "round_limit",
+        "the turn stopped at the round limit (" + std::to_string(options_.max_rounds) + ")");
+  }
+  return maybe_complete_round(std::move(step));
+}
+
+json RoundDriver::approval_json(const Call& call) const {
+  json a = {{"toolCallId", call.id},
+            {"threadId", thread_.id()},
+            {"name", call.name},
+            {"args", call.args}};
+  if (const Tool* tool = registry_->find(call.name)) {
+    a["summary"] =
+        tool->spec.summary.empty() ? ToolRegistry::prettify(tool->spec.name) : tool->spec.summary;
+    if (!tool->spec.confirm.empty()) a["confirm"] = tool->spec.confirm;
+    a["destructive"] = tool->spec.destructive;
+  }
+  return a;
+}
+
+void RoundDriver::answer(Call& call, std::string content, std::optional<std::string> error) {
+  call.status = CallStatus::kAnswered;
+  call.content = std::move(content);
+  call.error = std::move(error);
+  json change = {{"kind", "tool_call_status"},
+                 {"toolCallId", call.id},
+                 {"name", call.name},
+                 {"status", call.error ? "error" : "done"}};
+  if (call.error) change["error"] = *call.error;
+  changes_.push(std::move(change));
+}
+
+void RoundDriver::answer_with_error(Call& call, const std::string& message, json details) {
+  json content = {{"error", message}};
+  if (!details.is_null()) content["details"] = std::move(details);
+  answer(call, content.dump(), message);
+}
+
+void RoundDriver::append_tool_message(const std::string& call_id, const std::string& content,
+                                      const std::optional<std::string>& error) {
+  json message = {
+      {"id", next_id("tool")}, {"role", "tool"}, {"toolCallId", call_id}, {"content", content}};
+  if (error) message["error"] = *error;
+  json& stored = thread_.insert_result(std::move(message));
+  changes_.push({{"kind", "tool_result"}, {"message", stored}});
+}
+
+json RoundDriver::maybe_complete_round(json step) {
+  for (const auto& c : round_) {
+    if (c.status != CallStatus::kAnswered) return step;  // still waiting
+  }
+  // Every call has its answer: append them in call order, then go round again.
+  for (const auto& c : round_) append_tool_message(c.id, c.content, c.error);
+  round_.clear();
+  ++rounds_;
+  return start_run(std::move(step));
+}
+
+// ---------------------------------------------------------------- answers
+
+json RoundDriver::submit_result(std::string_view tool_call_id, std::string content) {
+  Call* call = find_call(tool_call_id);
+  if (call == nullptr || call->status != CallStatus::kRunning) {
+    return refuse(call ? ErrorCode::kAlreadyAnswered : ErrorCode::kUnknownToolCall,
+                  "tool call '" + std::string(tool_call_id) + "' " +
+                      (call ? "is not running (answered, or waiting for approval)"
+                            : "is not running on thread '" + thread_.id() + "'") +
+                      "; the result is ignored");
+  }
+  if (content.size() > options_.max_result_bytes) {
+    answer_with_error(*call, "the result is " + std::to_string(content.size()) +
+                                 " bytes, over the limit of " +
+                                 std::to_string(options_.max_result_bytes) + " (maxResultBytes)");
+  } else {
+    answer(*call, std::move(content), std::nullopt);
+  }
+  return maybe_complete_round(json::object());
+}
+
+json RoundDriver::submit_error(std::string_view tool_call_id, std::string message) {
+  Call* call = find_call(tool_call_id);
+  if (call == nullptr || call->status != CallStatus::kRunning) {
+    return refuse(
+        call ? ErrorCode::kAlreadyAnswered : ErrorCode::kUnknownToolCall,
+        "tool call '" + std::string(tool_call_id) + "' is not running; the error is ignored");
+  }
+  answer_with_error(*call, message);
+  return maybe_complete_round(json::object());
+}
+
+json RoundDriver::approve(std::string_view thread_id, std::string_view tool_call_id) {
+  if (thread_id != thread_.id()) {
+    return refuse(ErrorCode::kWrongThread, "tool call '" + std::string(tool_call_id) +
+                                               "' belongs to thread '" + thread_.id() +
+                                               "', not to thread '" + std::string(thread_id) + "'");
+  }
+  Call* call = find_call(tool_call_id);
+  if (call == nullptr)
+    return refuse(ErrorCode::kUnknownToolCall,
+                  "no approval is pending for tool call '" + std::string(tool_call_id) + "'");
+  if (call->status != CallStatus::kPendingApproval) {
+    return refuse(ErrorCode::kAlreadyAnswered,
+                  "tool call '" + call->id + "' was already approved or answered");
+  }
+  call->status = CallStatus::kRunning;
+  changes_.push({{"kind", "tool_call_status"},
+                 {"toolCallId", call->id},
+                 {"name", call->name},
+                 {"status", "running"}});
+  const Tool* tool = registry_->find(call->name);
+  json step = json::object();
+  add_execute(step, {{"toolCallId", call->id},
+                     {"name", call->name},
+                     {"args", call->args},
+                     {"timeoutMs", tool && tool->spec.timeout_ms ? *tool->spec.timeout_ms
+                                                                 : options_.default_timeout_ms},
+                     {"threadId", thread_.id()}});
+  return step;
+}
+
+json RoundDriver::reject(std::string_view thread_id, std::string_view tool_call_id,
+                         std::string reason) {
+  if (thread_id != thread_.id()) {
+    return refuse(ErrorCode::kWrongThread, "tool call '" + std::string(tool_call_id) +
+                                               "' belongs to thread '" + thread_.id() +
+                                               "', not to thread '" + std::string(thread_id) + "'");
+  }
+  Call* call = find_call(tool_call_id);
+  if (call == nullptr)
+    return refuse(ErrorCode::kUnknownToolCall,
+                  "no approval is pending for tool call '" + std::string(tool_call_id) + "'");
+  if (call->status != CallStatus::kPendingApproval) {
+    return refuse(ErrorCode::kAlreadyAnswered,
+                  "tool call '" + call->id + "' was already approved or answered");
+  }
+  answer_with_error(
+      *call, "the user rejected this call" + (reason.empty() ? std::string() : ": " + reason));
+  return maybe_complete_round(json::object());
+}
+
+json RoundDriver::resolve_interrupt(std::string_view interrupt_id, json payload) {
+  auto it = std::find_if(interrupts_.begin(), interrupts_.end(),
+                         [&](const Interrupt& i) { return i.interrupt["id"] == interrupt_id; });
+  if (it == interrupts_.end())
+    return refuse(ErrorCode::kUnknownInterrupt,
+                  "no pending interrupt '" + std::string(interrupt_id) + "'");
+  if (it->response_schema) {
+    auto issues = it->response_schema->validate(payload);
+    if (!issues.empty()) {
+      std::string msg = "the answer to interrupt '" + std::string(interrupt_id) +
+                        "' does not match its responseSchema:";
+      for (const auto& issue : issues)
+        msg += " " + (issue.instance_path.empty() ? "/" : issue.instance_path) + ": " +
+               issue.message + ";";
+      msg.pop_back();
+      return refuse(ErrorCode::kInvalidArgument, msg);
+    }
+  }
+  json entry = {{"interruptId", std::string(interrupt_id)}, {"status", "resolved"}};
+  if (!payload.is_null()) entry["payload"] = std::move(payload);
+  resume_.push_back(std::move(entry));
+  interrupts_.erase(it);
+  changes_.push({{"kind", "interrupt_answered"},
+                 {"interruptId", std::string(interrupt_id)},
+                 {"status", "resolved"}});
+  if (!interrupts_.empty()) return json::object();
+  return start_run();  // a resume is not a tool round: it does not count toward the cap
+}
+
+json RoundDriver::cancel_interrupt(std::string_view interrupt_id, std::string reason) {
+  auto it = std::find_if(interrupts_.begin(), interrupts_.end(),
+                         [&](const Interrupt& i) { return i.interrupt["id"] == interrupt_id; });
+  if (it == interrupts_.end())
+    return refuse(ErrorCode::kUnknownInterrupt,
+                  "no pending interrupt '" + std::string(interrupt_id) + "'");
+  json entry = {{"interruptId", std::string(interrupt_id)}, {"status", "cancelled"}};
+  if (!reason.empty()) entry["payload"] = json{{"reason", reason}};
+  resume_.push_back(std::move(entry));
+  interrupts_.erase(it);
+  changes_.push({{"kind", "interrupt_answered"},
+                 {"interruptId", std::string(interrupt_id)},
+                 {"status", "cancelled"}});
+  if (!interrupts_.empty()) return json::object();
+  return start_run();
+}
+
+json RoundDriver::cancel_pending_interrupts(const std::string& reason) {
+  for (const auto& i : interrupts_) {
+    resume_.push_back({{"interruptId", i.interrupt["id"]},
+                       {"status", "cancelled"},
+                       {"payload", {{"reason", reason}}}});
+    changes_.push({{"kind", "interrupt_answered"},
+                   {"interruptId", i.interrupt["id"]},
+                   {"status", "cancelled"}});
+  }
+  interrupts_.clear();
+  return json::object();
+}
+
+// ---------------------------------------------------------------- abort
+
+void RoundDriver::close_open_calls(const std::string& why) {
+  for (auto& c : round_) {
+    if (c.status != CallStatus::kAnswered) answer_with_error(c, why);
+  }
+  for (const auto& c : round_) append_tool_message(c.id, c.content, c.error);
+  round_.clear();
+}
+
+void RoundDriver::close_unanswered_client_calls(const std::string& why) {
+  // Calls this run started to one of our tools, left without an answer: close
+  // them so the next request is one a provider accepts.
+  for (const auto& id : reducer_.calls_started()) {
+    if (handled_.count(id) || thread_.find_result(id)) continue;
+    auto ref = thread_.find_tool_call(id);
+    if (!ref) continue;
+    const std::string name = ref->call()["function"].value("name", "");
+    if (!registry_->find(name)) continue;
+    handled_.insert(id);
+    Call c{id, name, json(), CallStatus::kRunning, {}, {}};
+    answer_with_error(c, why);
+    append_tool_message(c.id, c.content, c.error);
+  }
+}
+
+json RoundDriver::abort(std::string reason) {
+  const std::string why =
+      "cancelled: " + (reason.empty() ? std::string("the user aborted the turn") : reason);
+  if (phase_ == Phase::kIdle) return json::object();
+  if (phase_ == Phase::kRunning) close_unanswered_client_calls(why);
+  close_open_calls(why);
+  cancel_pending_interrupts(reason.empty() ? "aborted" : reason);
+  return end_turn(json::object(), "aborted", reason.empty() ? "aborted by the user" : reason);
+}
+
+// ---------------------------------------------------------------- status, export
+
+json RoundDriver::status() const {
+  json approvals = json::array(), running = json::array(), interrupts = json::array();
+  for (const auto& c : round_) {
+    if (c.status == CallStatus::kPendingApproval) approvals.push_back(approval_json(c));
+    if (c.status == CallStatus::kRunning) running.push_back(c.id);
+  }
+  for (const auto& i : interrupts_) interrupts.push_back(i.interrupt);
+  const char* phase = phase_ == Phase::kIdle      ? "idle"
+                      : phase_ == Phase::kRunning ? "running"
+                                                  : "awaiting";
+  json s = {{"phase", phase},
+            {"threadId", thread_.id()},
+            {"round", rounds_},
+            {"pendingApprovals", approvals},
+            {"pendingInterrupts", interrupts},
+            {"running", running}};
+  if (phase_ == Phase::kRunning) s["runId"] = run_id_;
+  return s;
+}
+
+json RoundDriver::export_thread() const {
+  json calls = json::array();
+  for (const auto& c : round_) {
+    json j = {{"toolCallId", c.id}, {"name", c.name}, {"args", c.args}};
+    j["status"] = c.status == CallStatus::kPendingApproval ? "pending_approval"
+                  : c.status == CallStatus::kRunning       ? "running"
+                                                           : "answered";
+    if (c.status == CallStatus::kAnswered) {
+      j["content"] = c.content;
+      if (c.error) j["error"] = *c.error;
+    }
+    calls.push_back(std::move(j));
+  }
+  json interrupts = json::array();
+  for (const auto& i : interrupts_) interrupts.push_back(i.interrupt);
+  json handled = json::array();
+  std::vector<std::string> sorted(handled_.begin(), handled_.end());
+  std::sort(sorted.begin(), sorted.end());
+  for (auto& id : sorted) handled.push_back(id);
+  return json{{"format", "agui-client-tools/thread"},
+              {"version", 1},
+              {"threadId", thread_.id()},
+              {"messages", thread_.messages()},
+              {"state", thread_.state()},
+              {"round", rounds_},
+              {"calls", calls},
+              {"handled", handled},
+              {"interrupts", interrupts},
+              {"resume", resume_}};
+}
+
+std::variant<std::unique_ptr<RoundDriver>, Error> RoundDriver::from_export(
+    std::shared_ptr<const ToolRegistry> registry, const json& e, DriverOptions options) {
+  auto bad = [](const std::string& what) {
+    return make_error(ErrorCode::kInvalidArgument, "thread import: " + what);
+  };
+  if (!e.is_object() || e.value("format", "") != "agui-client-tools/thread") {
+    return bad("not an exported thread (format must be \"agui-client-tools/thread\")");
+  }
+  if (e.value("version", 0) != 1) return bad("unsupported version (this runtime reads version 1)");
+  const auto* thread_id = opt_string(e, "threadId");
+  if (!thread_id || thread_id->empty()) return bad("'threadId' must be a non-empty string");
+  auto messages = e.find("messages");
+  if (messages == e.end() || !messages->is_array()) return bad("'messages' must be an array");
+  std::vector<json> list;
+  for (std::size_t i = 0; i < messages->size(); ++i) {
+    const json& m = (*messages)[i];
+    if (!opt_string(m, "id") || !opt_string(m, "role"))
+      return bad("message " + std::to_string(i) + " needs a string 'id' and 'role'");
+    list.push_back(m);
+  }
+  auto driver = std::make_unique<RoundDriver>(std::move(registry), *thread_id, std::move(options));
+  driver->thread_.replace_all(std::move(list));
+  if (e.contains("state")) driver->thread_.set_state(e["state"]);
+  driver->rounds_ = e.value("round", 0);
+  if (auto h = e.find("handled"); h != e.end() && h->is_array()) {
+    for (const auto& id : *h) {
+      if (id.is_string()) driver->handled_.insert(id.get<std::string>());
+    }
+  }
+  if (auto r = e.find("resume"); r != e.end() && r->is_array()) driver->resume_ = *r;
+  if (auto list_i = e.find("interrupts"); list_i != e.end() && list_i->is_array()) {
+    for (const auto& i : *list_i) {
+      Interrupt pending{i, nullptr};
+      if (auto s = i.find("responseSchema"); s != i.end() && s->is_object()) {
+        auto compiled = CompiledSchema::compile(*s);
+        if (auto* ok = std::get_if<std::shared_ptr<const CompiledSchema>>(&compiled))
+          pending.response_schema = *ok;
+      }
+      driver->interrupts_.push_back(std::move(pending));
+    }
+  }
+  if (auto calls = e.find("calls"); calls != e.end() && calls->is_array()) {
+    for (const auto& j : *calls) {
+      const auto* id = opt_string(j, "toolCallId");
+      const auto* status = opt_string(j, "status");
+      if (!id || !status) return bad("each call needs 'toolCallId' and 'status'");
+      Call c{*id, j.value("name", ""), j.value("args", json::object()), CallStatus::kAnswered, {},
+             {}};
+      driver->handled_.insert(c.id);
+      if (*status == "pending_approval") {
+        c.status = CallStatus::kPendingApproval;
+      } else if (*status == "running") {
+        // Never run twice: its handler may have completed before the page went away.
+        driver->answer_with_error(
+            c,
+            "the page was closed while this call was running; it may have completed, "
+            "so it was not run again");
+      } else {
+        c.content = j.value("content", "");
+        if (const auto* err = opt_string(j, "error")) c.error = *err;
+      }
+      driver->round_.push_back(std::move(c));
+    }
+  }
+  if (!driver->round_.empty() || !driver->interrupts_.empty()) driver->phase_ = Phase::kAwaiting;
+  return driver;
+}
+
+json RoundDriver::continue_turn() {
+  if (phase_ != Phase::kAwaiting || !interrupts_.empty() || round_.empty()) return json::object();
+  return maybe_complete_round(json::object());
+}
+
+}  // namespace agui

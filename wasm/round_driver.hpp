@@ -1,0 +1,153 @@
+// The round driver: one thread's client-tool loop, as a state machine that never
+// does I/O. The host (the JS shim) feeds it the bytes of each run and the
+// results of the handlers it was asked to run; every call answers with a Step,
+// the JSON object that says what the host must do next:
+//
+//   {"run": RunAgentInput}            POST this and feed back the stream
+//   {"execute": [{toolCallId, name, args, timeoutMs}, ...]}
+//                                     start these handlers now (each at most once)
+//   {"done": {"reason": "done" | "round_limit" | "aborted" | "run_error" | "cancelled",
+//             "message"?, "code"?}}   the turn is over
+//   {"error": {"code", "message"}}    the call was refused; nothing changed
+//
+// A step may carry several of these ("execute" and "run" never together).
+// What changed in the thread is drained separately with take_changes().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <variant>
+#include <vector>
+
+#include "error.hpp"
+#include "event_reducer.hpp"
+#include "sse_parser.hpp"
+#include "thread.hpp"
+#include "tool_registry.hpp"
+
+namespace agui {
+
+struct DriverOptions {
+  int max_rounds = 5;                       // MAX_FRONTEND_TOOL_ROUNDS: follow-up runs per turn
+  int repeat_limit = 3;                     // the Nth identical call in a row is refused (0 = off)
+  std::int64_t default_timeout_ms = 30000;  // per call, unless the tool sets its own
+  json context = json::array();
+  json forwarded_props = json::object();
+  std::string id_prefix;  // makes generated run and message ids unique per host
+  SseLimits sse;
+  std::size_t max_argument_bytes = 1 << 20;  // a call's arguments text
+  std::size_t max_result_bytes = 1 << 20;    // a handler's result text
+
+  static std::variant<DriverOptions, Error> from_json(const json& options);
+};
+
+class RoundDriver {
+ public:
+  RoundDriver(std::shared_ptr<const ToolRegistry> registry, std::string thread_id,
+              DriverOptions options = {});
+  // Restores a thread exported by export_thread(). Calls whose handler had
+  // started are closed with an error result (they may have completed); pending
+  // approvals come back pending. Call continue_turn() next.
+  static std::variant<std::unique_ptr<RoundDriver>, Error> from_export(
+      std::shared_ptr<const ToolRegistry> registry, const json& exported,
+      DriverOptions options = {});
+
+  // Starts a turn with a user message (a string) or messages (an array of AG-UI
+  // messages; ids are added where missing).
+  json send(const json& text_or_messages);
+  // The bytes of the run `run_id`'s response body, in any chunking.
+  json feed(std::string_view run_id, std::string_view bytes);
+  json end_of_stream(std::string_view run_id);
+  // The run could not be read (HTTP error, wrong content type, network).
+  json transport_failed(std::string_view run_id, std::string message);
+
+  // A handler's result: `content` is the tool message content as the host
+  // serialised it (a string as is, anything else as JSON text).
+  json submit_result(std::string_view tool_call_id, std::string content);
+  json submit_error(std::string_view tool_call_id, std::string message);
+
+  json approve(std::string_view thread_id, std::string_view tool_call_id);
+  json reject(std::string_view thread_id, std::string_view tool_call_id, std::string reason);
+  json resolve_interrupt(std::string_view interrupt_id, json payload);
+  json cancel_interrupt(std::string_view interrupt_id, std::string reason);
+
+  json abort(std::string reason);
+  // After from_export(): the step that carries the turn on (may be empty).
+  json continue_turn();
+
+  json take_changes() { return changes_.take(); }
+  // {phase, round, runId?, pendingApprovals:[...], pendingInterrupts:[...], running:[ids]}
+  json status() const;
+  json export_thread() const;
+
+  const Thread& thread() const { return thread_; }
+  const std::string& thread_id() const { return thread_.id(); }
+  const DriverOptions& options() const { return options_; }
+  // Tool calls whose handlers this driver started or answered, ever.
+  bool answered_or_started(std::string_view tool_call_id) const {
+    return handled_.count(std::string(tool_call_id)) != 0;
+  }
+
+ private:
+  enum class Phase { kIdle, kRunning, kAwaiting };
+  enum class CallStatus { kPendingApproval, kRunning, kAnswered };
+  struct Call {
+    std::string id;
+    std::string name;
+    json args;
+    CallStatus status = CallStatus::kRunning;
+    std::string content;  // when answered
+    std::optional<std::string> error;
+  };
+  struct Interrupt {
+    json interrupt;
+    std::shared_ptr<const CompiledSchema> response_schema;
+  };
+
+  json start_run(json step = json::object());
+  json after_run();
+  json fail_run(std::string message, std::string code);
+  json dispatch(const std::vector<std::string>& outstanding);
+  json maybe_complete_round(json step);
+  json end_turn(json step, std::string reason, std::string message = {}, std::string code = {});
+  void close_open_calls(const std::string& why);
+  void close_unanswered_client_calls(const std::string& why);
+  void answer(Call& call, std::string content, std::optional<std::string> error);
+  void answer_with_error(Call& call, const std::string& message, json details = nullptr);
+  void append_tool_message(const std::string& call_id, const std::string& content,
+                           const std::optional<std::string>& error);
+  Call* find_call(std::string_view id);
+  std::string next_id(const char* kind);
+  json approval_json(const Call& call) const;
+  json refuse(ErrorCode code, std::string message) const;
+  json cancel_pending_interrupts(const std::string& reason);
+  bool streaming(std::string_view run_id) const;
+
+  std::shared_ptr<const ToolRegistry> registry_;
+  DriverOptions options_;
+  Thread thread_;
+  ChangeLog changes_;
+  EventReducer reducer_;
+  std::unique_ptr<SseParser> sse_;
+  std::vector<SseEvent> sse_events_;
+
+  Phase phase_ = Phase::kIdle;
+  std::string run_id_;
+  int rounds_ = 0;  // follow-up runs sent in this turn
+  std::uint64_t id_counter_ = 0;
+  std::vector<Call> round_;                  // this round's client calls, in call order
+  std::unordered_set<std::string> handled_;  // at most once, keyed by toolCallId
+  std::vector<Interrupt> interrupts_;        // pending
+  json resume_ = json::array();              // answers to send on the next run
+  std::string repeat_key_;
+  int repeat_count_ = 0;
+};
+
+}  // namespace agui

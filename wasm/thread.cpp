@@ -1,0 +1,155 @@
+// The thread's storage and indices. See thread.hpp.
+#include "thread.hpp"
+
+#include <algorithm>
+
+namespace agui {
+
+json ChangeLog::take() {
+  json out = json::array();
+  auto& arr = out.get_ref<json::array_t&>();
+  arr.reserve(changes_.size());
+  for (auto& c : changes_) arr.push_back(std::move(c));
+  changes_.clear();
+  return out;
+}
+
+Thread::Thread(std::string id) : id_(std::move(id)) {}
+
+json Thread::messages() const {
+  json out = json::array();
+  auto& arr = out.get_ref<json::array_t&>();
+  arr.reserve(order_.size());
+  for (const auto& m : order_) arr.push_back(*m);
+  return out;
+}
+
+json* Thread::find_message(std::string_view id) {
+  auto it = by_id_.find(std::string(id));
+  return it == by_id_.end() ? nullptr : it->second;
+}
+
+const json* Thread::find_message(std::string_view id) const {
+  auto it = by_id_.find(std::string(id));
+  return it == by_id_.end() ? nullptr : it->second;
+}
+
+std::optional<Thread::CallRef> Thread::find_tool_call(std::string_view tool_call_id) {
+  auto it = calls_.find(std::string(tool_call_id));
+  if (it == calls_.end()) return std::nullopt;
+  return CallRef{it->second.first, it->second.second};
+}
+
+const json* Thread::find_result(std::string_view tool_call_id) const {
+  auto it = results_.find(std::string(tool_call_id));
+  return it == results_.end() ? nullptr : it->second;
+}
+
+static const std::string* string_field(const json& obj, const char* key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_string()) return nullptr;
+  return &it->get_ref<const std::string&>();
+}
+
+void Thread::index(json& message) {
+  if (const auto* id = string_field(message, "id")) by_id_[*id] = &message;
+  if (const auto* role = string_field(message, "role")) {
+    if (*role == "tool") {
+      if (const auto* call_id = string_field(message, "toolCallId")) {
+        results_.emplace(*call_id, &message);  // the first answer wins
+      }
+    } else if (*role == "assistant") {
+      auto it = message.find("toolCalls");
+      if (it != message.end() && it->is_array()) {
+        for (std::size_t i = 0; i < it->size(); ++i) {
+          if (const auto* call_id = string_field((*it)[i], "id")) calls_[*call_id] = {&message, i};
+        }
+      }
+    }
+  }
+}
+
+void Thread::unindex(const json& message) {
+  if (const auto* id = string_field(message, "id")) {
+    auto it = by_id_.find(*id);
+    if (it != by_id_.end() && it->second == &message) by_id_.erase(it);
+  }
+  auto calls = message.find("toolCalls");
+  if (calls != message.end() && calls->is_array()) {
+    for (const auto& call : *calls) {
+      if (const auto* call_id = string_field(call, "id")) {
+        auto it = calls_.find(*call_id);
+        if (it != calls_.end() && it->second.first == &message) calls_.erase(it);
+      }
+    }
+  }
+}
+
+json& Thread::append(json message) {
+  order_.push_back(std::make_unique<json>(std::move(message)));
+  json& stored = *order_.back();
+  index(stored);
+  return stored;
+}
+
+json& Thread::insert_result(json tool_message) {
+  json* owner = nullptr;
+  if (const auto* call_id = string_field(tool_message, "toolCallId")) {
+    auto it = calls_.find(*call_id);
+    if (it != calls_.end()) owner = it->second.first;
+  }
+  std::size_t pos = order_.size();
+  if (owner != nullptr) {
+    for (std::size_t i = order_.size(); i-- > 0;) {
+      if (order_[i].get() == owner) {
+        pos = i + 1;
+        while (pos < order_.size()) {
+          const auto* role = string_field(*order_[pos], "role");
+          if (role == nullptr || *role != "tool") break;
+          ++pos;
+        }
+        break;
+      }
+    }
+  }
+  auto it = order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(pos),
+                          std::make_unique<json>(std::move(tool_message)));
+  index(**it);
+  return **it;
+}
+
+json& Thread::add_tool_call(json& assistant, json call) {
+  json& calls = assistant["toolCalls"];
+  if (!calls.is_array()) calls = json::array();
+  calls.push_back(std::move(call));
+  json& stored = calls.back();
+  if (const auto* call_id = string_field(stored, "id"))
+    calls_[*call_id] = {&assistant, calls.size() - 1};
+  return stored;
+}
+
+void Thread::replace_all(std::vector<json> messages) {
+  order_.clear();
+  by_id_.clear();
+  calls_.clear();
+  results_.clear();
+  order_.reserve(messages.size());
+  for (auto& m : messages) append(std::move(m));
+}
+
+void Thread::reindex(json& message) {
+  unindex(message);
+  index(message);
+}
+
+bool merge_metadata(json& target, const json& event) {
+  auto it = event.find("metadata");
+  if (it == event.end() || !it->is_object()) return false;
+  json& meta = target["metadata"];
+  if (!meta.is_object()) meta = json::object();
+  for (auto kv = it->begin(); kv != it->end(); ++kv) meta[kv.key()] = kv.value();
+  return true;
+}
+
+}  // namespace agui

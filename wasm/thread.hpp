@@ -1,0 +1,96 @@
+// The thread: the conversation's AG-UI messages and agent state, indexed so that
+// every lookup the reducer and the round driver make is O(1). Messages keep
+// every field they arrived with (they are stored as JSON), so nothing a server
+// sends is lost on the way back out.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace agui {
+
+using json = nlohmann::json;
+
+// What changed, for a UI that must not re-read the whole thread per event. Each
+// record is a small JSON object with a "kind"; see README, "Changes".
+class ChangeLog {
+ public:
+  void push(json change) { changes_.push_back(std::move(change)); }
+  bool empty() const { return changes_.empty(); }
+  std::size_t size() const { return changes_.size(); }
+  // Hands over everything recorded since the last take.
+  json take();
+
+ private:
+  std::vector<json> changes_;
+};
+
+class Thread {
+ public:
+  explicit Thread(std::string id);
+
+  const std::string& id() const { return id_; }
+
+  // The messages in order. Pointers stay valid until the message is removed
+  // (only replace_all removes messages).
+  std::size_t size() const { return order_.size(); }
+  const json& at(std::size_t i) const { return *order_[i]; }
+  json messages() const;  // a copy, as a JSON array
+
+  json* find_message(std::string_view id);
+  const json* find_message(std::string_view id) const;
+
+  // The assistant message holding a tool call, and the call inside it.
+  struct CallRef {
+    json* message = nullptr;
+    std::size_t index = 0;
+    json& call() const { return (*message)["toolCalls"][index]; }
+  };
+  std::optional<CallRef> find_tool_call(std::string_view tool_call_id);
+  bool has_tool_call(std::string_view tool_call_id) const {
+    return calls_.count(std::string(tool_call_id)) != 0;
+  }
+  // The tool message answering a call, if any.
+  const json* find_result(std::string_view tool_call_id) const;
+
+  // Appends a message (it must carry a string "id"). Returns it.
+  json& append(json message);
+  // Inserts a tool message right after the assistant message holding its call
+  // (after the tool messages already answering that message), or appends it
+  // when the call is unknown. Scans back from the end: amortised O(1) for the
+  // usual stream, where the call is recent.
+  json& insert_result(json tool_message);
+  // Adds a tool call to an assistant message and indexes it.
+  json& add_tool_call(json& assistant, json call);
+  // Replaces the whole message list (MESSAGES_SNAPSHOT, import) and re-indexes.
+  void replace_all(std::vector<json> messages);
+  // Re-indexes one message whose toolCalls or id were replaced in place.
+  void reindex(json& message);
+
+  const json& state() const { return state_; }
+  void set_state(json state) { state_ = std::move(state); }
+
+ private:
+  void index(json& message);
+  void unindex(const json& message);
+
+  std::string id_;
+  std::vector<std::unique_ptr<json>> order_;
+  std::unordered_map<std::string, json*> by_id_;
+  std::unordered_map<std::string, std::pair<json*, std::size_t>>
+      calls_;                                       // toolCallId -> (message, index)
+  std::unordered_map<std::string, json*> results_;  // toolCallId -> tool message
+  json state_ = json::object();
+};
+
+// Shallow metadata merge, last write wins (as @ag-ui/core's mergeMetadata).
+// Returns true when `target` changed.
+bool merge_metadata(json& target, const json& event);
+
+}  // namespace agui
