@@ -35,7 +35,9 @@ class SseParser {
 
   // The stream ended. Per spec, an event not terminated by a blank line is
   // discarded; returns true when such a partial event (or a partial line) was
-  // dropped, so the caller can report a stream cut mid-event.
+  // dropped, so the caller can report a stream cut mid-event. Afterwards the
+  // parser reads a reconnected stream from its start (a BOM is stripped again);
+  // the last event ID and retry persist, as for an EventSource.
   bool finish();
 
   // The last `retry` value (milliseconds), when the stream sent one.
@@ -44,18 +46,23 @@ class SseParser {
   std::size_t bytes_seen() const { return bytes_seen_; }
 
  private:
+  // Splits `bytes` (BOM already handled) into lines; false once over the limit.
+  bool consume(std::string_view bytes, std::vector<SseEvent>& out);
   void process_line(std::string_view line, std::vector<SseEvent>& out);
+  void dispatch(std::vector<SseEvent>& out);
+  // Checks `held` bytes (data buffer plus the line being read) against the limit.
+  bool within_limit(std::size_t held);
 
   SseLimits limits_;
-  std::string line_;          // the line being assembled (bytes, UTF-8 decoded lazily)
-  std::string data_;          // data buffer of the event being assembled
-  std::string event_type_;    // event type buffer
+  std::string line_;        // the unterminated line carried over from earlier chunks
+  std::string data_;        // data buffer of the event being assembled
+  std::string event_type_;  // event type buffer
   std::string last_event_id_;
-  bool has_data_ = false;     // at least one data field seen in this event
-  bool pending_fields_ = false;  // any field seen since the last dispatch
-  bool after_cr_ = false;     // last byte was CR: a following LF belongs to it
-  bool bom_checked_ = false;
-  std::string bom_probe_;     // first bytes, until we know whether they are a BOM
+  bool pending_fields_ = false;  // any field seen since the last blank line
+  bool after_cr_ = false;        // last byte was CR: a following LF belongs to it
+  bool failed_ = false;
+  std::uint8_t bom_matched_ = 0;  // leading bytes that matched EF BB BF so far
+  bool bom_checked_ = false;      // the stream start is past: no BOM to strip any more
   std::optional<std::uint64_t> retry_;
   std::string error_;
   std::size_t bytes_seen_ = 0;
