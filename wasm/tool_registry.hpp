@@ -4,14 +4,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "error.hpp"
 #include "json_schema.hpp"
@@ -42,7 +43,8 @@ struct ToolSpec {
 struct Tool {
   ToolSpec spec;
   bool enabled = true;
-  std::shared_ptr<const CompiledSchema> schema;  // compiled spec.parameters (or the empty object schema)
+  // Compiled spec.parameters (or the empty object schema).
+  std::shared_ptr<const CompiledSchema> schema;
 
   // Whether a call must wait for the user's approval before it runs.
   bool needs_approval() const { return spec.requires_approval || spec.destructive; }
@@ -85,9 +87,17 @@ class ToolRegistry {
   static std::string prettify(std::string_view name);
 
  private:
+  // Lets find(std::string_view) look names up without building a std::string.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const noexcept {
+      return std::hash<std::string_view>{}(name);
+    }
+  };
+
   RegistryOptions options_;
   std::vector<Tool> tools_;  // registration order
-  std::unordered_map<std::string, std::size_t> index_;
+  std::unordered_map<std::string, std::size_t, NameHash, std::equal_to<>> index_;
   std::uint64_t revision_ = 0;
 };
 
