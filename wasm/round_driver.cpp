@@ -438,8 +438,7 @@ json RoundDriver::approval_json(const Call& call) const {
             {"name", call.name},
             {"args", call.args}};
   if (const Tool* tool = registry_->find(call.name)) {
-    a["summary"] =
-        tool->spec.summary.empty() ? ToolRegistry::prettify(tool->spec.name) : tool->spec.summary;
+    a["summary"] = tool->spec.display_summary();
     if (!tool->spec.confirm.empty()) a["confirm"] = tool->spec.confirm;
     a["destructive"] = tool->spec.destructive;
   }
@@ -561,8 +560,16 @@ json RoundDriver::reject(std::string_view thread_id, std::string_view tool_call_
     return refuse(ErrorCode::kAlreadyAnswered,
                   "tool call '" + call->id + "' was already approved or answered");
   }
-  answer_with_error(
-      *call, "the user rejected this call" + (reason.empty() ? std::string() : ": " + reason));
+  const Tool* tool = registry_->find(call->name);
+  if (tool != nullptr && !tool->spec.rejected_result.is_null()) {
+    // The rejection is the answer (a decision), not a failure.
+    json result = tool->spec.rejected_result;
+    if (result.is_object() && !reason.empty()) result["reason"] = reason;
+    answer(*call, result.is_string() ? result.get<std::string>() : result.dump(), std::nullopt);
+  } else {
+    answer_with_error(
+        *call, "the user rejected this call" + (reason.empty() ? std::string() : ": " + reason));
+  }
   return maybe_complete_round(json::object());
 }
 

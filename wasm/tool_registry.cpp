@@ -137,9 +137,9 @@ const json& empty_object_schema() {
 
 // --- from_json ----------------------------------------------------------------
 
-constexpr std::array<std::string_view, 10> kKnownKeys = {
-    "name",        "description", "parameters", "defaultEnabled", "requiresApproval",
-    "destructive", "confirm",     "summary",    "category",       "timeoutMs"};
+constexpr std::array<std::string_view, 11> kKnownKeys = {
+    "name",    "description", "parameters", "defaultEnabled", "requiresApproval", "destructive",
+    "confirm", "summary",     "category",   "timeoutMs",      "rejectedResult"};
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -264,6 +264,8 @@ std::variant<ToolSpec, Error> ToolSpec::from_json(const json& definition) {
          : key == "summary" ? spec.summary
                             : spec.category) = value.get<std::string>();
       }
+    } else if (key == "rejectedResult") {
+      spec.rejected_result = value;
     } else if (key == "timeoutMs") {
       if (value.is_null()) continue;
       std::int64_t timeout = 0;
@@ -428,17 +430,15 @@ json ToolRegistry::advertise() const {
   return tools;
 }
 
-namespace {
-std::string resolved_summary(const ToolSpec& spec) {
-  return spec.summary.empty() ? ToolRegistry::prettify(spec.name) : spec.summary;
+std::string ToolSpec::display_summary() const {
+  return summary.empty() ? ToolRegistry::prettify(name) : summary;
 }
-}  // namespace
 
 json ToolRegistry::catalog() const {
   json tools = json::array();
   for (const Tool& tool : tools_) {
     tools.push_back({{"name", tool.spec.name},
-                     {"summary", resolved_summary(tool.spec)},
+                     {"summary", tool.spec.display_summary()},
                      {"description", tool.spec.description}});
   }
   return tools;
@@ -450,7 +450,7 @@ json ToolRegistry::list() const {
     const ToolSpec& spec = tool.spec;
     json entry = {{"name", spec.name},
                   {"description", spec.description},
-                  {"summary", resolved_summary(spec)},
+                  {"summary", spec.display_summary()},
                   {"enabled", tool.enabled},
                   {"defaultEnabled", spec.default_enabled},
                   {"requiresApproval", spec.requires_approval},

@@ -32,10 +32,17 @@ struct ToolSpec {
   std::string summary;   // short display label
   std::string category;  // advisory grouping
   std::optional<std::int64_t> timeout_ms;
+  // What a rejected approval answers, instead of an error result: for tools
+  // whose question *is* the approval (request_user_approval answers
+  // {"decision": "rejected"}). Null: a rejection is an error result.
+  json rejected_result;
+
+  // The display label: summary, else the prettified name.
+  std::string display_summary() const;
 
   // Reads a definition as the JS side writes it (camelCase keys: name,
   // description, parameters, defaultEnabled, requiresApproval, destructive,
-  // confirm, summary, category, timeoutMs). An unknown key or a value of the
+  // confirm, summary, category, timeoutMs, rejectedResult). An unknown key or a value of the
   // wrong type is an error naming the tool and the key.
   static std::variant<ToolSpec, Error> from_json(const json& definition);
 };

@@ -329,6 +329,25 @@ TEST(RoundDriver, ApprovalRejectedBecomesAnErrorResult) {
   EXPECT_EQ(h.driver.approve("t1", "c1")["error"]["code"], "unknown_tool_call");
 }
 
+TEST(RoundDriver, ARejectionCanBeTheToolsAnswer) {
+  auto reg = test::sample_registry();
+  ToolSpec s;
+  s.name = "request_user_approval";
+  s.description = "Ask the user to approve an action.";
+  s.requires_approval = true;
+  s.rejected_result = {{"decision", "rejected"}};
+  ASSERT_FALSE(reg->add(s));
+  Harness h(reg, {});
+  h.last_step = h.driver.send("ask");
+  h.play_call("c1", "request_user_approval", R"({"action":"deploy"})");
+  h.last_step = h.driver.reject("t1", "c1", "not now");
+  json tools = tool_messages(h.driver);
+  ASSERT_EQ(tools.size(), 1u);
+  EXPECT_FALSE(tools[0].contains("error"));  // a decision, not a failure
+  EXPECT_EQ(content_of(tools[0]), (json{{"decision", "rejected"}, {"reason", "not now"}}));
+  EXPECT_EQ(h.driver.status()["pendingApprovals"].size(), 0u);
+}
+
 TEST(RoundDriver, ApprovalAnsweredFromAnotherThreadIsRefused) {
   Harness h;
   h.last_step = h.driver.send("delete it");

@@ -1,0 +1,228 @@
+// The embind boundary: the only file that includes an Emscripten header. Plain
+// values cross it (strings in, bytes in, JSON text out), every entry point
+// catches everything, and a failure comes back as {"error": {code, message}}:
+// no C++ exception ever reaches JavaScript.
+#include <emscripten/bind.h>
+
+#include <memory>
+#include <string>
+
+#include "error.hpp"
+#include "round_driver.hpp"
+#include "tool_registry.hpp"
+
+namespace {
+
+using agui::ErrorCode;
+using agui::json;
+
+std::string error_text(ErrorCode code, const std::string& message) {
+  return json{{"error", {{"code", std::string(agui::to_string(code))}, {"message", message}}}}.dump();
+}
+
+// Runs `body` (which returns JSON) and turns anything thrown into an error value.
+template <class F>
+std::string guarded(const char* where, F&& body) {
+  try {
+    return body().dump(-1, ' ', false, json::error_handler_t::replace);
+  } catch (const std::bad_alloc&) {
+    return error_text(ErrorCode::kLimitExceeded, std::string(where) + ": out of memory");
+  } catch (const std::exception& e) {
+    return error_text(ErrorCode::kInternal, std::string(where) + ": " + e.what());
+  } catch (...) {
+    return error_text(ErrorCode::kInternal, std::string(where) + ": unknown failure");
+  }
+}
+
+// Parses JSON text handed in by the shim; a parse failure is an error value.
+bool parse_arg(const std::string& text, const char* what, json& out, std::string& error) {
+  out = json::parse(text, nullptr, false);
+  if (out.is_discarded()) {
+    error = error_text(ErrorCode::kInvalidJson, std::string(what) + " is not valid JSON");
+    return false;
+  }
+  return true;
+}
+
+json status_json(const agui::Status& st) {
+  if (!st) return json{{"ok", true}};
+  return json{{"error", {{"code", std::string(agui::to_string(st->code))}, {"message", st->message}}}};
+}
+
+class Registry {
+ public:
+  Registry() : registry_(std::make_shared<agui::ToolRegistry>()) {}
+
+  // Must come before the first add(): options change how schemas compile.
+  std::string configure(const std::string& options_text) {
+    return guarded("configure", [&] {
+      json options = json::parse(options_text, nullptr, false);
+      if (!options.is_object()) return json{{"error", {{"code", "invalid_argument"}, {"message", "registry options must be an object"}}}};
+      if (registry_->size() != 0) return json{{"error", {{"code", "invalid_state"}, {"message", "configure the registry before adding tools"}}}};
+      agui::RegistryOptions o;
+      o.stamp_schema_extensions = options.value("stampSchemaExtensions", false);
+      registry_ = std::make_shared<agui::ToolRegistry>(o);
+      return json{{"ok", true}};
+    });
+  }
+
+  std::string add(const std::string& definition_text) {
+    return guarded("tools.register", [&] {
+      json definition = json::parse(definition_text, nullptr, false);
+      if (definition.is_discarded()) return json{{"error", {{"code", "invalid_json"}, {"message", "tool definition is not valid JSON"}}}};
+      auto spec = agui::ToolSpec::from_json(definition);
+      if (auto* err = std::get_if<agui::Error>(&spec)) return status_json(*err);
+      return status_json(registry_->add(std::get<agui::ToolSpec>(std::move(spec))));
+    });
+  }
+  std::string remove(const std::string& name) {
+    return guarded("tools.unregister", [&] { return status_json(registry_->remove(name)); });
+  }
+  std::string setEnabled(const std::string& name, bool enabled) {
+    return guarded("tools.setEnabled", [&] { return status_json(registry_->set_enabled(name, enabled)); });
+  }
+  std::string advertise() const { return guarded("tools.advertise", [&] { return registry_->advertise(); }); }
+  std::string catalog() const { return guarded("tools.catalog", [&] { return registry_->catalog(); }); }
+  std::string list() const { return guarded("tools.list", [&] { return registry_->list(); }); }
+
+  std::shared_ptr<const agui::ToolRegistry> shared() const { return registry_; }
+
+ private:
+  std::shared_ptr<agui::ToolRegistry> registry_;
+};
+
+// One thread's round driver, sharing its page's registry.
+class Driver {
+ public:
+  Driver(const Registry& registry, const std::string& thread_id) : registry_(registry.shared()), thread_id_(thread_id) {}
+
+  // Options ({maxRounds, repeatLimit, defaultTimeoutMs, context, forwardedProps,
+  // idPrefix, limits...}) or an exported thread ({export, options}) to restore.
+  std::string open(const std::string& config_text) {
+    return guarded("createRuntime", [&]() -> json {
+      json config = json::parse(config_text, nullptr, false);
+      if (!config.is_object()) return json{{"error", {{"code", "invalid_json"}, {"message", "runtime options must be a JSON object"}}}};
+      auto options = agui::DriverOptions::from_json(config.value("options", json::object()));
+      if (auto* err = std::get_if<agui::Error>(&options)) return status_json(*err);
+      if (config.contains("export")) {
+        auto restored = agui::RoundDriver::from_export(registry_, config["export"], std::get<agui::DriverOptions>(options));
+        if (auto* err = std::get_if<agui::Error>(&restored)) return status_json(*err);
+        driver_ = std::move(std::get<std::unique_ptr<agui::RoundDriver>>(restored));
+      } else {
+        driver_ = std::make_unique<agui::RoundDriver>(registry_, thread_id_, std::get<agui::DriverOptions>(std::move(options)));
+      }
+      return json{{"ok", true}, {"threadId", driver_->thread_id()}};
+    });
+  }
+
+  std::string send(const std::string& input_text) {
+    return step("send", [&] {
+      json input;
+      std::string err;
+      if (!parse_arg(input_text, "send() input", input, err)) return json::parse(err);
+      return driver_->send(input);
+    });
+  }
+  // `bytes` arrives from a Uint8Array: embind copies it into the heap once.
+  std::string feed(const std::string& run_id, const std::string& bytes) {
+    return step("feed", [&] { return driver_->feed(run_id, bytes); });
+  }
+  std::string endOfStream(const std::string& run_id) {
+    return step("endOfStream", [&] { return driver_->end_of_stream(run_id); });
+  }
+  std::string transportFailed(const std::string& run_id, const std::string& message) {
+    return step("transportFailed", [&] { return driver_->transport_failed(run_id, message); });
+  }
+  std::string submitResult(const std::string& call_id, const std::string& content) {
+    return step("submitResult", [&] { return driver_->submit_result(call_id, content); });
+  }
+  std::string submitError(const std::string& call_id, const std::string& message) {
+    return step("submitError", [&] { return driver_->submit_error(call_id, message); });
+  }
+  std::string approve(const std::string& thread_id, const std::string& call_id) {
+    return step("approvals.approve", [&] { return driver_->approve(thread_id, call_id); });
+  }
+  std::string reject(const std::string& thread_id, const std::string& call_id, const std::string& reason) {
+    return step("approvals.reject", [&] { return driver_->reject(thread_id, call_id, reason); });
+  }
+  std::string resolveInterrupt(const std::string& id, const std::string& payload_text) {
+    return step("interrupts.resolve", [&] {
+      json payload;
+      std::string err;
+      if (!parse_arg(payload_text, "interrupt payload", payload, err)) return json::parse(err);
+      return driver_->resolve_interrupt(id, std::move(payload));
+    });
+  }
+  std::string cancelInterrupt(const std::string& id, const std::string& reason) {
+    return step("interrupts.cancel", [&] { return driver_->cancel_interrupt(id, reason); });
+  }
+  std::string abort(const std::string& reason) {
+    return step("abort", [&] { return driver_->abort(reason); });
+  }
+  std::string continueTurn() {
+    return step("continueTurn", [&] { return driver_->continue_turn(); });
+  }
+  std::string takeChanges() { return step("takeChanges", [&] { return driver_->take_changes(); }); }
+  std::string status() { return step("status", [&] { return driver_->status(); }); }
+  std::string messages() { return step("messages", [&] { return driver_->thread().messages(); }); }
+  std::string state() { return step("state", [&] { return driver_->thread().state(); }); }
+  std::string exportThread() { return step("thread.export", [&] { return driver_->export_thread(); }); }
+
+ private:
+  template <class F>
+  std::string step(const char* where, F&& body) {
+    return guarded(where, [&]() -> json {
+      if (!driver_) return json{{"error", {{"code", "invalid_state"}, {"message", std::string(where) + ": the runtime is not open"}}}};
+      return body();
+    });
+  }
+
+  std::shared_ptr<const agui::ToolRegistry> registry_;
+  std::string thread_id_;
+  std::unique_ptr<agui::RoundDriver> driver_;
+};
+
+// The error codes, for the test that keeps the JS and .d.ts mirrors in step.
+std::string error_codes() {
+  json codes = json::array();
+#define AGUI_X(id, wire) codes.push_back(wire);
+  AGUI_ERROR_CODES(AGUI_X)
+#undef AGUI_X
+  return codes.dump();
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(agui_client_tools) {
+  using namespace emscripten;
+  function("errorCodes", &error_codes);
+  class_<Registry>("Registry")
+      .constructor<>()
+      .function("configure", &Registry::configure)
+      .function("add", &Registry::add)
+      .function("remove", &Registry::remove)
+      .function("setEnabled", &Registry::setEnabled)
+      .function("advertise", &Registry::advertise)
+      .function("catalog", &Registry::catalog)
+      .function("list", &Registry::list);
+  class_<Driver>("Driver")
+      .constructor<const Registry&, const std::string&>()
+      .function("open", &Driver::open)
+      .function("send", &Driver::send)
+      .function("feed", &Driver::feed)
+      .function("endOfStream", &Driver::endOfStream)
+      .function("transportFailed", &Driver::transportFailed)
+      .function("submitResult", &Driver::submitResult)
+      .function("submitError", &Driver::submitError)
+      .function("approve", &Driver::approve)
+      .function("reject", &Driver::reject)
+      .function("resolveInterrupt", &Driver::resolveInterrupt)
+      .function("cancelInterrupt", &Driver::cancelInterrupt)
+      .function("abort", &Driver::abort)
+      .function("continueTurn", &Driver::continueTurn)
+      .function("takeChanges", &Driver::takeChanges)
+      .function("status", &Driver::status)
+      .function("messages", &Driver::messages)
+      .function("state", &Driver::state)
+      .function("exportThread", &Driver::exportThread);
+}
