@@ -1,0 +1,340 @@
+// Types for agui-client-tools. Written by hand (Emscripten 3.1.6 has no
+// --emit-tsd) and checked by `tsc --noEmit` on tests/types/example.ts.
+// The names follow AG-UI's own vocabulary: RunAgentInput, threadId, runId,
+// toolCallId, and the event names.
+
+/** A JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+/** A JSON Schema (draft 7, plus $defs / prefixItems / dependentRequired). */
+export type JsonSchema = { [key: string]: Json } | boolean;
+
+/** The error codes the core reports (defined once, in wasm/error.hpp). */
+export type ErrorCode =
+  | 'invalid_tool'
+  | 'duplicate_tool'
+  | 'unknown_tool'
+  | 'invalid_schema'
+  | 'invalid_json'
+  | 'invalid_argument'
+  | 'invalid_state'
+  | 'wrong_thread'
+  | 'unknown_tool_call'
+  | 'unknown_interrupt'
+  | 'already_answered'
+  | 'limit_exceeded'
+  | 'protocol'
+  | 'transport'
+  | 'internal';
+
+export const ERROR_CODES: readonly ErrorCode[];
+
+/** Thrown by the API when a call is refused; nothing changed. */
+export class AguiError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string);
+}
+
+/** What a handler receives besides its arguments. */
+export interface ToolContext {
+  /** The thread that raised the call. */
+  readonly threadId: string;
+  readonly toolCallId: string;
+  /** Aborted when the turn is aborted or the call times out; a late answer is ignored. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A handler gets the validated arguments. Its return value is the result the
+ * model reads: a string as is, `undefined` as "", anything else as JSON. A
+ * throw (of anything), a timeout, or a value JSON cannot encode becomes an
+ * error result; it never fails the run.
+ */
+export type ToolHandler<Args = any> = (args: Args, ctx: ToolContext) => unknown | Promise<unknown>;
+
+export interface ToolDefinition<Args = any> {
+  /** ^[A-Za-z0-9_-]{1,64}$ */
+  name: string;
+  /** The model reads it to decide when to call the tool. */
+  description: string;
+  /** An object schema; omit for no parameters. Compiled once, at registration. */
+  parameters?: JsonSchema | null;
+  handler: ToolHandler<Args>;
+  /** Default true. false ships the tool opt-in: off until the user enables it. */
+  defaultEnabled?: boolean;
+  /** Each call waits for approvals.approve() before the handler runs. */
+  requiresApproval?: boolean;
+  /** Mutates something: implies requiresApproval. */
+  destructive?: boolean;
+  /** The prompt of the approval card. */
+  confirm?: string;
+  /** A short label for tool-call cards (falls back to a prettified name). */
+  summary?: string;
+  /** Advisory grouping. */
+  category?: string;
+  /** Per-call timeout (default: RuntimeOptions.defaultTimeoutMs, 30 s). */
+  timeoutMs?: number;
+  /** The result a rejected approval answers with, instead of an error result. */
+  rejectedResult?: Json;
+}
+
+/** A tool as a tools panel shows it. */
+export interface ToolInfo {
+  name: string;
+  description: string;
+  summary: string;
+  category?: string;
+  enabled: boolean;
+  defaultEnabled: boolean;
+  requiresApproval: boolean;
+  destructive: boolean;
+  needsApproval: boolean;
+  confirm?: string;
+  timeoutMs?: number;
+}
+
+export interface CatalogEntry {
+  name: string;
+  summary: string;
+  description: string;
+}
+
+/** AG-UI Tool, as advertised in RunAgentInput.tools. */
+export interface Tool {
+  name: string;
+  description: string;
+  parameters?: JsonSchema;
+  metadata?: { [key: string]: Json };
+}
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+  encryptedValue?: string;
+  metadata?: { [key: string]: Json };
+}
+
+/** AG-UI Message (every field the server sent is kept). */
+export type Message =
+  | { id: string; role: 'user'; content: string | Json[]; name?: string; [key: string]: unknown }
+  | { id: string; role: 'system' | 'developer'; content: string; name?: string; [key: string]: unknown }
+  | { id: string; role: 'assistant'; content?: string; toolCalls?: ToolCall[]; name?: string; [key: string]: unknown }
+  | { id: string; role: 'tool'; toolCallId: string; content: string | Json[]; error?: string; [key: string]: unknown }
+  | { id: string; role: 'activity'; activityType: string; content: { [key: string]: Json }; [key: string]: unknown }
+  | { id: string; role: 'reasoning'; content: string; encryptedValue?: string; [key: string]: unknown };
+
+export interface ResumeEntry {
+  interruptId: string;
+  status: 'resolved' | 'cancelled';
+  payload?: Json;
+}
+
+export interface RunAgentInput {
+  threadId: string;
+  runId: string;
+  state: Json;
+  messages: Message[];
+  tools: Tool[];
+  context: { description: string; value: string }[];
+  forwardedProps: Json;
+  resume?: ResumeEntry[];
+}
+
+export interface Interrupt {
+  id: string;
+  reason: string;
+  message?: string;
+  toolCallId?: string;
+  responseSchema?: { [key: string]: Json };
+  expiresAt?: string;
+  metadata?: { [key: string]: Json };
+}
+
+/** A call waiting for the user's decision. */
+export interface PendingApproval {
+  toolCallId: string;
+  threadId: string;
+  name: string;
+  args: { [key: string]: Json };
+  summary: string;
+  confirm?: string;
+  destructive: boolean;
+}
+
+/** Why a turn ended. */
+export type TurnEndReason = 'done' | 'round_limit' | 'aborted' | 'run_error' | 'cancelled';
+
+export interface TurnResult {
+  reason: TurnEndReason;
+  message?: string;
+  /** For run_error: the RUN_ERROR code, "transport" or "protocol". */
+  code?: string;
+}
+
+export interface Status {
+  phase: 'idle' | 'running' | 'awaiting';
+  threadId: string;
+  /** Follow-up runs sent in this turn. */
+  round: number;
+  runId?: string;
+  pendingApprovals: PendingApproval[];
+  pendingInterrupts: Interrupt[];
+  /** toolCallIds whose handlers are running. */
+  running: string[];
+}
+
+/** A rule the stream broke (see README, "Ordering rules"). */
+export interface Problem {
+  kind: 'problem';
+  /** The event's position in its run, from 0. */
+  index: number;
+  eventType: string;
+  code: string;
+  message: string;
+  /** true: the run was stopped. */
+  fatal: boolean;
+}
+
+/** What changed, delivered to subscribe() listeners in order. */
+export type Change =
+  | { kind: 'message_added'; message: Message }
+  | { kind: 'text_appended'; messageId: string; delta: string }
+  | { kind: 'message_ended'; messageId: string }
+  | { kind: 'message_updated'; message: Message }
+  | { kind: 'metadata_merged'; messageId?: string; toolCallId?: string; metadata: { [key: string]: Json } }
+  | { kind: 'messages_replaced'; messages: Message[] }
+  | { kind: 'tool_call_added'; messageId: string; toolCall: ToolCall }
+  | { kind: 'tool_call_args'; toolCallId: string; delta: string }
+  | { kind: 'tool_call_ended'; toolCallId: string }
+  | {
+      kind: 'tool_call_status';
+      toolCallId: string;
+      name: string;
+      status: 'pending_approval' | 'running' | 'done' | 'error';
+      error?: string;
+    }
+  | { kind: 'tool_result'; message: Extract<Message, { role: 'tool' }> }
+  | { kind: 'approval_requested'; approval: PendingApproval }
+  | { kind: 'interrupts'; interrupts: Interrupt[] }
+  | { kind: 'interrupt_answered'; interruptId: string; status: 'resolved' | 'cancelled' }
+  | { kind: 'state_replaced'; state: Json }
+  | { kind: 'state_patched'; delta: Json[] }
+  | { kind: 'run_started'; runId: string }
+  | { kind: 'run_finished'; outcome: { type: 'success' | 'interrupt' | 'cancelled'; [key: string]: Json } }
+  | { kind: 'run_error'; message: string; code?: string }
+  | { kind: 'event'; event: { type: string; [key: string]: Json } }
+  | { kind: 'turn_started' }
+  | { kind: 'round_started'; round: number; runId: string }
+  | { kind: 'turn_ended'; reason: TurnEndReason; message?: string }
+  | { kind: 'request'; input: RunAgentInput }
+  | { kind: 'tools_changed' }
+  | Problem;
+
+/** The format of thread.export(): plain JSON, safe to store. */
+export interface ExportedThread {
+  format: 'agui-client-tools/thread';
+  version: 1;
+  threadId: string;
+  messages: Message[];
+  state: Json;
+  [key: string]: Json | Message[];
+}
+
+export interface Limits {
+  /** Bytes one SSE event may hold (0 = no limit). */
+  maxEventBytes?: number;
+  /** Bytes of one call's arguments (default 1 MiB). */
+  maxArgumentBytes?: number;
+  /** Bytes of one handler result (default 1 MiB). */
+  maxResultBytes?: number;
+}
+
+export interface RuntimeOptions {
+  /** The AG-UI endpoint (POST, answered with text/event-stream). */
+  url: string | URL;
+  headers?: Record<string, string>;
+  fetch?: typeof fetch;
+  /** Default: a random UUID. */
+  threadId?: string;
+  /** MAX_FRONTEND_TOOL_ROUNDS: follow-up runs per turn (default 5). */
+  maxRounds?: number;
+  /** The Nth identical call in a row (same tool, same arguments) is refused (default 3; 0 = off). */
+  repeatLimit?: number;
+  /** Per-call handler timeout (default 30000). */
+  defaultTimeoutMs?: number;
+  /** Approvals not decided within this time are rejected (default: no timeout). */
+  approvalTimeoutMs?: number;
+  context?: { description: string; value: string }[];
+  forwardedProps?: Json;
+  /** Also stamp x-destructive / x-category / x-confirm / x-summary into schemas (default false). */
+  stampSchemaExtensions?: boolean;
+  limits?: Limits;
+  /** Tools to register at once. */
+  tools?: ToolDefinition[];
+  /** A thread to restore (from thread.export()). */
+  thread?: ExportedThread;
+  /** The .wasm bytes or URL, for bundlers that do not ship it by themselves. */
+  wasm?: ArrayBuffer | Uint8Array | string | URL;
+}
+
+export interface Runtime {
+  readonly threadId: string;
+  readonly messages: Message[];
+  readonly state: Json;
+  readonly status: Status;
+  /** The last RunAgentInput sent. */
+  readonly lastInput: RunAgentInput | null;
+  /** After restoring a thread with pending approvals or interrupts: the turn it continues. */
+  readonly resumed?: Promise<TurnResult>;
+
+  readonly tools: {
+    register<Args = any>(definition: ToolDefinition<Args>): void;
+    unregister(name: string): void;
+    setEnabled(name: string, enabled: boolean): void;
+    list(): ToolInfo[];
+    catalog(): CatalogEntry[];
+    /** What the next run will advertise (the enabled tools, in registration order). */
+    advertise(): Tool[];
+  };
+  readonly approvals: {
+    pending(): PendingApproval[];
+    approve(toolCallId: string): void;
+    reject(toolCallId: string, reason?: string): void;
+  };
+  readonly interrupts: {
+    pending(): Interrupt[];
+    /** The payload is checked against the interrupt's responseSchema. */
+    resolve(interruptId: string, payload?: Json): void;
+    cancel(interruptId: string, reason?: string): void;
+  };
+  readonly thread: {
+    export(): ExportedThread;
+  };
+
+  /** Sends a user message (or messages) and drives the tool loop until the turn ends. */
+  send(textOrMessages: string | Message[] | Omit<Message, 'id'>[]): Promise<TurnResult>;
+  abort(reason?: string): void;
+  subscribe(listener: (change: Change) => void): () => void;
+  /** Another thread sharing these tools and toggles. */
+  openThread(options?: { threadId?: string; thread?: ExportedThread } & Partial<RuntimeOptions>): Runtime;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+export function createRuntime(options: RuntimeOptions): Promise<Runtime>;
+/** Loads the WebAssembly core ahead of createRuntime() (optional). */
+export function init(options?: { wasm?: ArrayBuffer | Uint8Array | string | URL }): Promise<unknown>;
+
+export const MAX_FRONTEND_TOOL_ROUNDS: 5;
+
+export const getCurrentLocation: ToolDefinition<Record<string, never>>;
+export const copyToClipboard: ToolDefinition<{ text: string }>;
+export const readClipboard: ToolDefinition<Record<string, never>>;
+export const requestUserApproval: ToolDefinition<{ action: string; details?: string }>;
+export const browserTools: {
+  readonly getCurrentLocation: ToolDefinition<Record<string, never>>;
+  readonly copyToClipboard: ToolDefinition<{ text: string }>;
+  readonly readClipboard: ToolDefinition<Record<string, never>>;
+  readonly requestUserApproval: ToolDefinition<{ action: string; details?: string }>;
+  readonly all: readonly ToolDefinition[];
+};

@@ -1,0 +1,44 @@
+// Loads the WebAssembly core once per page (or per node process) and hands out
+// the raw embind classes. Internal: nothing here is part of the public API.
+import createAguiCore from '../dist/agui_core.mjs';
+
+let binaryLoader = null; // set by the node entry: node cannot fetch file URLs
+let loading = null;
+
+export function setBinaryLoader(loader) {
+  binaryLoader = loader;
+}
+
+/**
+ * Resolves to the instantiated module. `options.wasm` may be the module's bytes
+ * (ArrayBuffer / Uint8Array) or its URL, for bundlers that do not follow
+ * `new URL(..., import.meta.url)`.
+ */
+export function loadCore(options = {}) {
+  if (loading && !options.wasm) return loading;
+  const attempt = (async () => {
+    const factoryOptions = {
+      // The default URL sits beside this file, so bundlers that understand
+      // new URL(literal, import.meta.url) (Vite, webpack 5, Parcel) ship the .wasm.
+      locateFile: (path) =>
+        path.endsWith('.wasm') ? new URL('../dist/agui_core.wasm', import.meta.url).href : path,
+    };
+    const wasm = options.wasm;
+    if (wasm instanceof ArrayBuffer || ArrayBuffer.isView(wasm)) {
+      factoryOptions.wasmBinary = wasm;
+    } else if (typeof wasm === 'string' || wasm instanceof URL) {
+      factoryOptions.locateFile = (path) => (path.endsWith('.wasm') ? String(wasm) : path);
+    } else if (binaryLoader) {
+      factoryOptions.wasmBinary = await binaryLoader();
+    }
+    return createAguiCore(factoryOptions);
+  })();
+  if (!options.wasm) {
+    loading = attempt;
+    // A failed load must not stick: the next call tries again.
+    attempt.catch(() => {
+      if (loading === attempt) loading = null;
+    });
+  }
+  return attempt;
+}

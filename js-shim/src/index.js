@@ -1,0 +1,14 @@
+// agui-client-tools: client-side tools for AG-UI agents. The public API.
+export { createRuntime, Runtime } from './runtime.js';
+export { AguiError, ERROR_CODES } from './errors.js';
+export {
+  browserTools,
+  getCurrentLocation,
+  copyToClipboard,
+  readClipboard,
+  requestUserApproval,
+} from './browser-tools.js';
+export { loadCore as init } from './core.js';
+
+/** The default cap on follow-up runs per turn (MAX_FRONTEND_TOOL_ROUNDS). */
+export const MAX_FRONTEND_TOOL_ROUNDS = 5;

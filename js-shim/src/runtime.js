@@ -1,0 +1,452 @@
+// A runtime is one AG-UI thread in the tab. The core decides everything (what to
+// send, which calls to run, when the turn ends); this file only carries its
+// steps out: it posts runs, streams their bytes in, runs handlers, keeps
+// timers, and tells subscribers what changed.
+import { AguiError, unwrap } from './errors.js';
+import { loadCore } from './core.js';
+import { postRun } from './transport.js';
+import { runHandler } from './handlers.js';
+
+const finalizer =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry((release) => release())
+    : null;
+
+let idCounter = 0;
+function randomId() {
+  const c = globalThis.crypto;
+  if (c && typeof c.randomUUID === 'function') return c.randomUUID();
+  idCounter += 1;
+  return `${Date.now().toString(36)}-${idCounter}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+// Keys of createRuntime() options that configure the core's driver.
+const DRIVER_OPTIONS = ['maxRounds', 'repeatLimit', 'defaultTimeoutMs', 'context', 'forwardedProps'];
+const LIMIT_OPTIONS = ['maxEventBytes', 'maxArgumentBytes', 'maxResultBytes'];
+
+/** Shared by every thread a page opens from one runtime: the tools and their handlers. */
+class ToolSet {
+  constructor(core, options) {
+    this.registry = new core.Registry();
+    if (options.stampSchemaExtensions) {
+      unwrap(this.registry.configure(JSON.stringify({ stampSchemaExtensions: true })));
+    }
+    this.handlers = new Map();
+    this.listeners = new Set(); // threads, told when the set changes
+    this.refs = 0;
+  }
+
+  register(definition) {
+    if (!definition || typeof definition !== 'object') {
+      throw new AguiError('invalid_tool', 'tools.register() takes a tool definition object');
+    }
+    const { handler, ...rest } = definition;
+    if (typeof handler !== 'function') {
+      throw new AguiError(
+        'invalid_tool',
+        `tool '${String(definition.name)}': handler must be a function (args, ctx) => result`,
+      );
+    }
+    let text;
+    try {
+      text = JSON.stringify(rest);
+    } catch (e) {
+      throw new AguiError('invalid_tool', `tool '${String(definition.name)}': definition is not JSON-serialisable: ${e.message}`);
+    }
+    unwrap(this.registry.add(text));
+    this.handlers.set(rest.name, handler);
+    this.changed();
+  }
+
+  unregister(name) {
+    unwrap(this.registry.remove(String(name)));
+    this.handlers.delete(name);
+    this.changed();
+  }
+
+  setEnabled(name, enabled) {
+    unwrap(this.registry.setEnabled(String(name), Boolean(enabled)));
+    this.changed();
+  }
+
+  changed() {
+    for (const listener of this.listeners) listener({ kind: 'tools_changed' });
+  }
+
+  release() {
+    this.refs -= 1;
+    if (this.refs <= 0 && this.registry) {
+      this.registry.delete();
+      this.registry = null;
+    }
+  }
+}
+
+export class Runtime {
+  #core;
+  #tools;
+  #driver;
+  #options;
+  #fetch;
+  #subscribers = new Set();
+  #turn = null; // {promise, resolve}
+  #run = null; // {runId, controller}
+  #inflight = new Map(); // toolCallId -> AbortController
+  #timers = new Map(); // key -> timeout handle (approvals, interrupts)
+  #lastInput = null;
+  #disposed = false;
+  #unregisterFinalizer;
+  #release;
+  #toolsListener = (change) => this.#emit(change);
+
+  /** @internal use createRuntime() */
+  constructor(core, tools, options, exported) {
+    this.#core = core;
+    this.#tools = tools;
+    this.#options = options;
+    this.#fetch = options.fetch ?? globalThis.fetch?.bind(globalThis);
+    if (typeof this.#fetch !== 'function') {
+      throw new AguiError('invalid_argument', 'createRuntime(): no fetch available; pass options.fetch');
+    }
+    if (typeof options.url !== 'string' && !(options.url instanceof URL)) {
+      throw new AguiError('invalid_argument', 'createRuntime(): options.url (the agent endpoint) is required');
+    }
+    const driverOptions = { idPrefix: randomId().slice(0, 8) };
+    for (const key of DRIVER_OPTIONS) if (options[key] !== undefined) driverOptions[key] = options[key];
+    for (const key of LIMIT_OPTIONS) if (options.limits?.[key] !== undefined) driverOptions[key] = options.limits[key];
+    const threadId = exported?.threadId ?? options.threadId ?? randomId();
+    const driver = new core.Driver(tools.registry, String(threadId));
+    try {
+      unwrap(driver.open(JSON.stringify(exported ? { options: driverOptions, export: exported } : { options: driverOptions })));
+    } catch (e) {
+      driver.delete();
+      throw e;
+    }
+    this.#driver = driver;
+    tools.refs += 1;
+    this.threadId = JSON.parse(driver.status()).threadId;
+    tools.listeners.add(this.#toolsListener);
+
+    const release = () => {
+      driver.delete();
+      tools.release();
+    };
+    if (finalizer) {
+      const token = {};
+      finalizer.register(this, release, token);
+      this.#unregisterFinalizer = () => finalizer.unregister(token);
+    }
+    this.#release = release;
+
+    this.tools = {
+      register: (definition) => this.#live() && tools.register(definition),
+      unregister: (name) => this.#live() && tools.unregister(name),
+      setEnabled: (name, enabled) => this.#live() && tools.setEnabled(name, enabled),
+      list: () => this.#live() && unwrap(tools.registry.list()),
+      catalog: () => this.#live() && unwrap(tools.registry.catalog()),
+      advertise: () => this.#live() && unwrap(tools.registry.advertise()),
+    };
+    this.approvals = {
+      pending: () => this.status.pendingApprovals,
+      approve: (toolCallId) => this.#step(this.#driver.approve(this.threadId, String(toolCallId)), true),
+      reject: (toolCallId, reason = '') =>
+        this.#step(this.#driver.reject(this.threadId, String(toolCallId), String(reason)), true),
+    };
+    this.interrupts = {
+      pending: () => this.status.pendingInterrupts,
+      resolve: (id, payload = null) =>
+        this.#step(this.#driver.resolveInterrupt(String(id), JSON.stringify(payload ?? null)), true),
+      cancel: (id, reason = '') => this.#step(this.#driver.cancelInterrupt(String(id), String(reason)), true),
+    };
+    this.thread = {
+      export: () => this.#live() && unwrap(this.#driver.exportThread()),
+    };
+    if (exported) queueMicrotask(() => this.#resumeImported());
+  }
+
+  #live() {
+    if (this.#disposed) throw new AguiError('invalid_state', 'this runtime was disposed');
+    return true;
+  }
+
+  /** The thread's messages (AG-UI Message[]), a fresh copy. */
+  get messages() {
+    this.#live();
+    return unwrap(this.#driver.messages());
+  }
+
+  /** The agent state as the last STATE_SNAPSHOT / STATE_DELTA left it. */
+  get state() {
+    this.#live();
+    return unwrap(this.#driver.state());
+  }
+
+  /** {phase, threadId, round, runId?, pendingApprovals, pendingInterrupts, running}. */
+  get status() {
+    this.#live();
+    return unwrap(this.#driver.status());
+  }
+
+  /** The last RunAgentInput this runtime sent (for debugging UIs). */
+  get lastInput() {
+    return this.#lastInput;
+  }
+
+  /** Calls `listener(change)` for every change; returns the unsubscribe function. */
+  subscribe(listener) {
+    if (typeof listener !== 'function') throw new AguiError('invalid_argument', 'subscribe() takes a function');
+    this.#subscribers.add(listener);
+    return () => this.#subscribers.delete(listener);
+  }
+
+  /**
+   * Sends a user message (a string) or messages, then drives the round loop
+   * until the turn ends. Resolves to {reason, message?, code?}.
+   */
+  send(textOrMessages) {
+    this.#live();
+    const input = JSON.stringify(textOrMessages);
+    if (input === undefined) throw new AguiError('invalid_argument', 'send() takes a string or an array of messages');
+    // A new message supersedes a turn in progress: a streaming run is aborted;
+    // calls still outstanding are closed by the core, and their handlers told to stop.
+    if (this.#run) this.abort('superseded by a new message');
+    const previous = this.#turn;
+    let resolve;
+    const promise = new Promise((r) => (resolve = r));
+    const step = unwrap(this.#driver.send(input));
+    if (previous) {
+      this.#cancelInflight('superseded by a new message');
+      this.#turn = null;
+      previous.resolve({ reason: 'aborted', message: 'superseded by a new message' });
+    }
+    this.#turn = { promise, resolve };
+    this.#carryOut(step);
+    return promise;
+  }
+
+  /** Stops the turn: cancels the request, signals running handlers, closes open calls. */
+  abort(reason = '') {
+    if (this.#disposed) return;
+    this.#run?.controller.abort();
+    this.#run = null;
+    this.#cancelInflight(reason || 'aborted');
+    this.#carryOut(unwrap(this.#driver.abort(String(reason))));
+  }
+
+  /** Opens another thread that shares this runtime's tools (and their toggles). */
+  openThread(options = {}) {
+    this.#live();
+    const { thread, ...rest } = options;
+    return new Runtime(this.#core, this.#tools, { ...this.#options, threadId: undefined, ...rest }, thread);
+  }
+
+  dispose() {
+    if (this.#disposed) return;
+    this.abort('the runtime was disposed');
+    for (const t of this.#timers.values()) clearTimeout(t);
+    this.#timers.clear();
+    this.#disposed = true;
+    this.#tools.listeners.delete(this.#toolsListener);
+    this.#unregisterFinalizer?.();
+    this.#release();
+    if (this.#turn) {
+      this.#turn.resolve({ reason: 'aborted', message: 'the runtime was disposed' });
+      this.#turn = null;
+    }
+  }
+
+  [Symbol.dispose]() {
+    this.dispose();
+  }
+
+  // ------------------------------------------------------------ carrying out
+
+  #emit(change) {
+    for (const listener of this.#subscribers) {
+      try {
+        listener(change);
+      } catch (e) {
+        // A subscriber's bug must not break the loop.
+        queueMicrotask(() => {
+          throw e;
+        });
+      }
+    }
+  }
+
+  #flushChanges() {
+    const changes = JSON.parse(this.#driver.takeChanges());
+    if (this.#subscribers.size === 0) return changes;
+    for (const change of changes) this.#emit(change);
+    return changes;
+  }
+
+  /** Parses a step from a user-facing call: refusals throw, the rest is carried out. */
+  #step(text, throwOnError) {
+    this.#live();
+    const step = JSON.parse(text);
+    if (step.error && throwOnError) throw new AguiError(step.error.code, step.error.message);
+    this.#carryOut(step);
+    return undefined;
+  }
+
+  #carryOut(step) {
+    if (this.#disposed) return;
+    const changes = this.#flushChanges();
+    this.#watchDeadlines(changes);
+    if (step.execute) for (const call of step.execute) this.#execute(call);
+    if (step.run) this.#post(step.run);
+    if (step.done) this.#finish(step.done);
+  }
+
+  #finish(done) {
+    this.#run = null;
+    const turn = this.#turn;
+    this.#turn = null;
+    turn?.resolve({ ...done });
+  }
+
+  #post(input) {
+    this.#lastInput = input;
+    const controller = new AbortController();
+    const run = { runId: input.runId, controller };
+    this.#run = run;
+    this.#emit({ kind: 'request', input });
+    postRun({
+      url: String(this.#options.url),
+      headers: this.#options.headers,
+      fetch: this.#fetch,
+      input,
+      signal: controller.signal,
+      onBytes: (bytes) => {
+        if (this.#run !== run || this.#disposed) return false;
+        const step = JSON.parse(this.#driver.feed(run.runId, bytes));
+        this.#carryOut(step);
+        return !step.done && !step.stale; // false: stop reading
+      },
+      onEnd: () => {
+        if (this.#run !== run || this.#disposed) return;
+        this.#run = null;
+        this.#carryOut(JSON.parse(this.#driver.endOfStream(run.runId)));
+      },
+      onFailure: (message) => {
+        if (this.#run !== run || this.#disposed) return;
+        this.#run = null;
+        this.#carryOut(JSON.parse(this.#driver.transportFailed(run.runId, message)));
+      },
+    });
+  }
+
+  #execute(call) {
+    const handler = this.#tools.handlers.get(call.name);
+    const controller = new AbortController();
+    this.#inflight.set(call.toolCallId, controller);
+    runHandler({
+      handler,
+      call,
+      signal: controller.signal,
+      onSettled: (outcome) => {
+        if (this.#inflight.get(call.toolCallId) !== controller) return; // aborted or superseded
+        this.#inflight.delete(call.toolCallId);
+        if (this.#disposed) return;
+        const text =
+          'error' in outcome
+            ? this.#driver.submitError(call.toolCallId, outcome.error)
+            : this.#driver.submitResult(call.toolCallId, outcome.content);
+        const step = JSON.parse(text);
+        if (!step.error) this.#carryOut(step); // a refused late answer is dropped by design
+      },
+      onTimeout: () => controller.abort(new AguiError('limit_exceeded', `timed out after ${call.timeoutMs} ms`)),
+    });
+  }
+
+  #cancelInflight(reason) {
+    for (const controller of this.#inflight.values()) controller.abort(new AguiError('invalid_state', reason));
+    this.#inflight.clear();
+  }
+
+  // Approvals and interrupts never hang unseen: interrupts honour expiresAt,
+  // approvals an optional approvalTimeoutMs; an expired one is answered as
+  // rejected / cancelled with the reason.
+  #watchDeadlines(changes) {
+    for (const change of changes) {
+      if (change.kind === 'approval_requested' && this.#options.approvalTimeoutMs > 0) {
+        const { toolCallId } = change.approval;
+        const ms = this.#options.approvalTimeoutMs;
+        this.#setTimer(`approval:${toolCallId}`, ms, () => {
+          const step = JSON.parse(this.#driver.reject(this.threadId, toolCallId, `approval timed out after ${ms} ms`));
+          if (!step.error) this.#carryOut(step);
+        });
+      } else if (change.kind === 'interrupts') {
+        for (const interrupt of change.interrupts) {
+          if (!interrupt.expiresAt) continue;
+          const at = Date.parse(interrupt.expiresAt);
+          if (Number.isNaN(at)) continue;
+          this.#setTimer(`interrupt:${interrupt.id}`, Math.max(0, at - Date.now()), () => {
+            const step = JSON.parse(this.#driver.cancelInterrupt(interrupt.id, `expired at ${interrupt.expiresAt}`));
+            if (!step.error) this.#carryOut(step);
+          });
+        }
+      } else if (change.kind === 'tool_call_status' && change.status !== 'pending_approval') {
+        this.#clearTimer(`approval:${change.toolCallId}`);
+      } else if (change.kind === 'interrupt_answered') {
+        this.#clearTimer(`interrupt:${change.interruptId}`);
+      }
+    }
+  }
+
+  #setTimer(key, ms, fire) {
+    this.#clearTimer(key);
+    this.#timers.set(
+      key,
+      setTimeout(() => {
+        this.#timers.delete(key);
+        if (!this.#disposed) fire();
+      }, ms),
+    );
+  }
+
+  #clearTimer(key) {
+    const t = this.#timers.get(key);
+    if (t !== undefined) clearTimeout(t);
+    this.#timers.delete(key);
+  }
+
+  #resumeImported() {
+    if (this.#disposed) return;
+    const status = this.status;
+    if (status.phase !== 'awaiting') return;
+    // An imported thread with pending approvals or interrupts is a turn in
+    // progress: send() resolves when it ends.
+    let resolve;
+    const promise = new Promise((r) => (resolve = r));
+    this.#turn = { promise, resolve };
+    this.resumed = promise;
+    // Re-arm the deadlines of what came back pending.
+    const changes = [];
+    for (const approval of status.pendingApprovals) changes.push({ kind: 'approval_requested', approval });
+    if (status.pendingInterrupts.length) changes.push({ kind: 'interrupts', interrupts: status.pendingInterrupts });
+    this.#watchDeadlines(changes);
+    this.#carryOut(unwrap(this.#driver.continueTurn()));
+  }
+}
+
+/**
+ * Creates a runtime for one thread. Loads the WebAssembly core the first time.
+ * @param {import('../index').RuntimeOptions} options
+ */
+export async function createRuntime(options = {}) {
+  if (!options || typeof options !== 'object') {
+    throw new AguiError('invalid_argument', 'createRuntime() takes an options object');
+  }
+  const core = await loadCore({ wasm: options.wasm });
+  const tools = new ToolSet(core, options);
+  try {
+    const runtime = new Runtime(core, tools, options, options.thread);
+    for (const tool of options.tools ?? []) runtime.tools.register(tool);
+    return runtime;
+  } catch (e) {
+    if (tools.refs === 0) tools.release();
+    throw e;
+  }
+}
