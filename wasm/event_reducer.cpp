@@ -208,11 +208,20 @@ void EventReducer::apply(const json& e) {
   const Ev ev = found->second;
 
   if (phase_ == RunPhase::kFinished || phase_ == RunPhase::kErrored) {
-    problem(type, "after_run_end",
-            type + " after the run ended (" +
-                (phase_ == RunPhase::kFinished ? "RUN_FINISHED" : "RUN_ERROR") +
-                "); event skipped");
-    return;
+    if (ev == Ev::kRunStarted) {
+      // A stream may carry several runs in a row (as the reference client
+      // accepts): the next one starts where the last ended. The last outcome counts.
+      phase_ = RunPhase::kNotStarted;
+      outcome_ = json();
+      error_message_.clear();
+      error_code_.clear();
+    } else {
+      problem(type, "after_run_end",
+              type + " after the run ended (" +
+                  (phase_ == RunPhase::kFinished ? "RUN_FINISHED" : "RUN_ERROR") +
+                  "); event skipped");
+      return;
+    }
   }
   if (phase_ == RunPhase::kNotStarted && ev != Ev::kRunStarted) {
     problem(type, "before_run_started", type + " before RUN_STARTED; applied");

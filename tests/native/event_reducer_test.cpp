@@ -417,6 +417,18 @@ TEST(EventReducer, EveryOrderingViolationIsReported) {
   }
 }
 
+TEST(EventReducer, ASecondRunInTheSameStreamIsApplied) {
+  Fold f;
+  f({run_started("t1", "r1"), test::text("m0", "x"), run_finished("t1", "r1"),
+     run_started("t1", "r2"), ev("TEXT_MESSAGE_START", {{"messageId", "m1"}}),
+     test::text("m1", "second"),
+     run_finished("t1", "r2", {{"type", "success"}, {"pendingToolCallIds", {"c9"}}})});
+  EXPECT_EQ(f.thread.find_message("m1")->at("content"), "second");
+  EXPECT_EQ(f.reducer.phase(), RunPhase::kFinished);
+  EXPECT_EQ(f.reducer.outcome()["pendingToolCallIds"],
+            json::array({"c9"}));  // the last outcome counts
+}
+
 TEST(EventReducer, InvalidJsonDataIsReportedAndSkipped) {
   Fold f;
   f.reducer.apply_data(R"({"type":"RUN_STARTED","threadId":"t1","runId":"r1"})");
