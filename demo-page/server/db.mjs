@@ -1,8 +1,8 @@
 // The permits database as the demo agent sees it: opened read-only, one SELECT at a time, rows capped.
-import Database from "better-sqlite3";
-import { fileURLToPath } from "node:url";
+import Database from 'better-sqlite3';
+import { fileURLToPath } from 'node:url';
 
-export const DEFAULT_DB_PATH = fileURLToPath(new URL("../data/permits.sqlite", import.meta.url));
+export const DEFAULT_DB_PATH = fileURLToPath(new URL('../data/permits.sqlite', import.meta.url));
 export const MAX_ROWS = 200;
 
 // Read-only at the connection, not by convention: even a statement that slips past the checks
@@ -17,15 +17,15 @@ function firstKeyword(sql) {
   let i = 0;
   for (;;) {
     while (i < sql.length && /\s/.test(sql[i])) i++;
-    if (sql.startsWith("--", i)) {
-      const end = sql.indexOf("\n", i);
+    if (sql.startsWith('--', i)) {
+      const end = sql.indexOf('\n', i);
       i = end < 0 ? sql.length : end + 1;
-    } else if (sql.startsWith("/*", i)) {
-      const end = sql.indexOf("*/", i + 2);
+    } else if (sql.startsWith('/*', i)) {
+      const end = sql.indexOf('*/', i + 2);
       i = end < 0 ? sql.length : end + 2;
     } else break;
   }
-  return (/^[A-Za-z]+/.exec(sql.slice(i)) ?? [""])[0].toUpperCase();
+  return (/^[A-Za-z]+/.exec(sql.slice(i)) ?? [''])[0].toUpperCase();
 }
 
 // Returns why `sql` may not run, or null. Three gates, because each catches what the others miss:
@@ -33,21 +33,21 @@ function firstKeyword(sql) {
 // single-statement rule at prepare time ("SELECT 1; DROP TABLE x"), and SQLite's own verdict on
 // the compiled statement (stmt.readonly), which catches "WITH x AS (...) DELETE FROM ...".
 export function prepareSelect(db, sql) {
-  if (typeof sql !== "string" || sql.trim() === "") return { error: "query must be a non-empty SQL string" };
+  if (typeof sql !== 'string' || sql.trim() === '') return { error: 'query must be a non-empty SQL string' };
   const keyword = firstKeyword(sql);
-  if (keyword !== "SELECT" && keyword !== "WITH") {
-    return { error: `only a single SELECT (or WITH ... SELECT) statement is allowed; got ${keyword || "no keyword"}` };
+  if (keyword !== 'SELECT' && keyword !== 'WITH') {
+    return { error: `only a single SELECT (or WITH ... SELECT) statement is allowed; got ${keyword || 'no keyword'}` };
   }
   let stmt;
   try {
     stmt = db.prepare(sql);
   } catch (err) {
     if (/more than one statement/i.test(err.message)) {
-      return { error: "only a single SELECT statement is allowed; the query contains several statements" };
+      return { error: 'only a single SELECT statement is allowed; the query contains several statements' };
     }
     return { error: `SQL error: ${err.message}` };
   }
-  if (!stmt.readonly || !stmt.reader) return { error: "only read-only SELECT statements are allowed" };
+  if (!stmt.readonly || !stmt.reader) return { error: 'only read-only SELECT statements are allowed' };
   return { stmt };
 }
 
@@ -81,15 +81,15 @@ export function describeSchema(db) {
       definition: sql, // the CREATE TABLE text, whose comments say what the units are
       rowCount: db.prepare(`SELECT COUNT(*) AS n FROM "${name.replaceAll('"', '""')}"`).get().n,
       columns: db
-        .prepare("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)")
+        .prepare('SELECT name, type, "notnull", pk FROM pragma_table_info(?)')
         .all(name)
         .map((c) => ({ name: c.name, type: c.type, nullable: !c.notnull, primaryKey: c.pk > 0 })),
     }));
   return {
-    dialect: "SQLite",
+    dialect: 'SQLite',
     notes: [
-      "issued_date is ISO text (YYYY-MM-DD): use substr(issued_date, 1, 7) for the month.",
-      "valuation is the declared project value in US dollars.",
+      'issued_date is ISO text (YYYY-MM-DD): use substr(issued_date, 1, 7) for the month.',
+      'valuation is the declared project value in US dollars.',
       `execute_query returns at most ${MAX_ROWS} rows; aggregate in SQL.`,
     ],
     tables,

@@ -3,21 +3,21 @@
 // node:http and nothing else: three routes do not need a framework, and every byte on the wire
 // (status codes, SSE framing, content types) stays visible here, which is the point of a demo
 // that tests a protocol client.
-import { EventType } from "@ag-ui/core";
-import { EventEncoder } from "@ag-ui/encoder";
-import { createServer } from "node:http";
-import { existsSync } from "node:fs";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { createRunContext } from "./stream.mjs";
-import { createServerTools } from "./tools.mjs";
-import { createPlannerBrain } from "./planner.mjs";
-import { brainFromEnv } from "./openai-brain.mjs";
-import { serveStatic } from "./static.mjs";
+import { EventType } from '@ag-ui/core';
+import { EventEncoder } from '@ag-ui/encoder';
+import { createServer } from 'node:http';
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRunContext } from './stream.mjs';
+import { createServerTools } from './tools.mjs';
+import { createPlannerBrain } from './planner.mjs';
+import { brainFromEnv } from './openai-brain.mjs';
+import { serveStatic } from './static.mjs';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 function sendJson(res, status, value) {
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
   res.end(JSON.stringify(value));
 }
 
@@ -25,29 +25,29 @@ function readBody(req) {
   return new Promise((resolve, reject) => {
     const chunks = [];
     let size = 0;
-    req.on("data", (chunk) => {
+    req.on('data', (chunk) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
         reject(Object.assign(new Error(`request body over ${MAX_BODY_BYTES} bytes`), { status: 413 }));
         req.destroy();
       } else chunks.push(chunk);
     });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
   });
 }
 
 // Just what the brains rely on; the client is trusted to send AG-UI, but a malformed request
 // deserves a 400 that names the field rather than a crash halfway through a stream.
 function checkRunInput(input) {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return "body must be a RunAgentInput object";
-  if (typeof input.threadId !== "string" || !input.threadId) return "threadId must be a non-empty string";
-  if (typeof input.runId !== "string" || !input.runId) return "runId must be a non-empty string";
-  if (!Array.isArray(input.messages)) return "messages must be an array";
-  const bad = input.messages.findIndex((m) => typeof m !== "object" || m === null || typeof m.role !== "string");
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return 'body must be a RunAgentInput object';
+  if (typeof input.threadId !== 'string' || !input.threadId) return 'threadId must be a non-empty string';
+  if (typeof input.runId !== 'string' || !input.runId) return 'runId must be a non-empty string';
+  if (!Array.isArray(input.messages)) return 'messages must be an array';
+  const bad = input.messages.findIndex((m) => typeof m !== 'object' || m === null || typeof m.role !== 'string');
   if (bad >= 0) return `messages[${bad}] must be an object with a role`;
-  if (input.tools !== undefined && !Array.isArray(input.tools)) return "tools must be an array";
-  if (input.resume !== undefined && !Array.isArray(input.resume)) return "resume must be an array";
+  if (input.tools !== undefined && !Array.isArray(input.tools)) return 'tools must be an array';
+  if (input.resume !== undefined && !Array.isArray(input.resume)) return 'resume must be an array';
   return null;
 }
 
@@ -56,10 +56,10 @@ function checkRunInput(input) {
 function allowOrigin(req, res) {
   const origin = req.headers.origin;
   if (origin && /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(origin)) {
-    res.setHeader("access-control-allow-origin", origin);
-    res.setHeader("vary", "origin");
-    res.setHeader("access-control-allow-headers", "content-type, accept");
-    res.setHeader("access-control-allow-methods", "GET, POST, OPTIONS");
+    res.setHeader('access-control-allow-origin', origin);
+    res.setHeader('vary', 'origin');
+    res.setHeader('access-control-allow-headers', 'content-type, accept');
+    res.setHeader('access-control-allow-methods', 'GET, POST, OPTIONS');
   }
 }
 
@@ -76,13 +76,13 @@ async function handleRun(req, res, { brain, tools, delayMs }) {
   // Always SSE, even if the client would accept protobuf: the runtime under test reads SSE.
   const encoder = new EventEncoder();
   res.writeHead(200, {
-    "content-type": encoder.getContentType(),
-    "cache-control": "no-cache, no-transform",
-    connection: "keep-alive",
-    "x-accel-buffering": "no", // keep proxies from holding deltas back
+    'content-type': encoder.getContentType(),
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no', // keep proxies from holding deltas back
   });
   const abort = new AbortController();
-  res.on("close", () => abort.abort()); // the client went away: brains stop at their next step
+  res.on('close', () => abort.abort()); // the client went away: brains stop at their next step
   const send = (event) => res.write(encoder.encodeSSE(event));
   const { threadId, runId } = input;
   const ctx = createRunContext({ input, send, signal: abort.signal, delayMs, tools });
@@ -91,12 +91,13 @@ async function handleRun(req, res, { brain, tools, delayMs }) {
   // one RUN_FINISHED or RUN_ERROR whatever the brain does, including throwing.
   send({ type: EventType.RUN_STARTED, threadId, runId });
   try {
-    const outcome = (await brain.run(input, ctx)) ?? { type: "success" };
-    if (outcome.error) ctx.emit({ type: EventType.RUN_ERROR, message: outcome.error.message, code: outcome.error.code });
+    const outcome = (await brain.run(input, ctx)) ?? { type: 'success' };
+    if (outcome.error)
+      ctx.emit({ type: EventType.RUN_ERROR, message: outcome.error.message, code: outcome.error.code });
     else ctx.emit({ type: EventType.RUN_FINISHED, threadId, runId, outcome });
   } catch (err) {
     if (!abort.signal.aborted) console.error(`run ${runId} failed:`, err);
-    ctx.emit({ type: EventType.RUN_ERROR, message: String(err?.message ?? err), code: err?.code ?? "AGENT_ERROR" });
+    ctx.emit({ type: EventType.RUN_ERROR, message: String(err?.message ?? err), code: err?.code ?? 'AGENT_ERROR' });
   }
   res.end();
 }
@@ -108,7 +109,7 @@ export function chooseBrain(env = process.env) {
 // Starts the server; resolves once it listens. port 0 picks a free port (tests).
 export async function startDemoServer({
   port = Number(process.env.PORT ?? 8787),
-  host = "127.0.0.1",
+  host = '127.0.0.1',
   staticRoot = [],
   brain = chooseBrain(),
   dbPath,
@@ -119,13 +120,13 @@ export async function startDemoServer({
   const server = createServer(async (req, res) => {
     try {
       allowOrigin(req, res);
-      const path = (req.url ?? "/").split("?")[0];
-      if (req.method === "OPTIONS") return res.writeHead(204).end();
-      if (path === "/agent") {
-        if (req.method !== "POST") return sendJson(res, 405, { error: "POST a RunAgentInput to /agent" });
+      const path = (req.url ?? '/').split('?')[0];
+      if (req.method === 'OPTIONS') return res.writeHead(204).end();
+      if (path === '/agent') {
+        if (req.method !== 'POST') return sendJson(res, 405, { error: 'POST a RunAgentInput to /agent' });
         return await handleRun(req, res, { brain, tools, delayMs });
       }
-      if (path === "/api/health") {
+      if (path === '/api/health') {
         return sendJson(res, 200, {
           ok: true,
           brain: brain.name,
@@ -133,16 +134,16 @@ export async function startDemoServer({
           serverTools: tools.definitions.map(({ name, description }) => ({ name, description })),
         });
       }
-      if (req.method === "GET" || req.method === "HEAD") return await serveStatic(req, res, roots);
+      if (req.method === 'GET' || req.method === 'HEAD') return await serveStatic(req, res, roots);
       return sendJson(res, 405, { error: `${req.method} is not supported here` });
     } catch (err) {
-      console.error("request failed:", err);
-      if (!res.headersSent) sendJson(res, 500, { error: "internal error" });
+      console.error('request failed:', err);
+      if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
       else res.destroy();
     }
   });
   await new Promise((resolve, reject) => {
-    server.once("error", reject);
+    server.once('error', reject);
     server.listen(port, host, resolve);
   });
   const address = server.address();
@@ -162,12 +163,17 @@ export async function startDemoServer({
 // `node server/main.mjs [staticRoot...]`: serves demo-page/dist then demo-page/public by default.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const fromArgs = process.argv.slice(2);
-  const defaults = ["../dist", "../public"].map((p) => fileURLToPath(new URL(p, import.meta.url)));
+  const defaults = ['../dist', '../public'].map((p) => fileURLToPath(new URL(p, import.meta.url)));
   const staticRoot = (fromArgs.length ? fromArgs : defaults).filter((p) => existsSync(p));
   const brain = chooseBrain();
-  const { url, close } = await startDemoServer({ staticRoot, brain, delayMs: Number(process.env.AGUI_DEMO_DELAY_MS ?? 15) });
+  const { url, close } = await startDemoServer({
+    staticRoot,
+    brain,
+    delayMs: Number(process.env.AGUI_DEMO_DELAY_MS ?? 15),
+  });
   // A signal skips "exit" handlers unless handled: close properly so the query child is killed.
-  for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => close().finally(() => process.exit(0)));
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => close().finally(() => process.exit(0)));
   console.log(`agui-client-tools demo agent (${brain.name} brain) at ${url}/  (POST ${url}/agent)`);
-  if (!staticRoot.length) console.log("no static root found (build the page into demo-page/dist); serving the agent only");
+  if (!staticRoot.length)
+    console.log('no static root found (build the page into demo-page/dist); serving the agent only');
 }

@@ -3,17 +3,17 @@
 // SQLite calls are synchronous: a model-written cross join or runaway recursive CTE could block the
 // event loop (and every other open stream) indefinitely. A worker thread is not enough, because
 // Worker.terminate() cannot interrupt native code; a child process can always be killed.
-import { describeSchema, openPermitsDb, runSelect } from "./db.mjs";
+import { describeSchema, openPermitsDb, runSelect } from './db.mjs';
 
 const db = openPermitsDb(process.argv[2]);
 
-process.on("message", ({ id, op, sql, maxRows }) => {
+process.on('message', ({ id, op, sql, maxRows }) => {
   try {
-    const result = op === "schema" ? describeSchema(db) : runSelect(db, sql, maxRows);
+    const result = op === 'schema' ? describeSchema(db) : runSelect(db, sql, maxRows);
     process.send({ id, result });
   } catch (err) {
     process.send({ id, result: { error: String(err?.message ?? err) } });
   }
 });
 // The parent went away: nothing will read our answers.
-process.on("disconnect", () => process.exit(0));
+process.on('disconnect', () => process.exit(0));

@@ -1,5 +1,5 @@
 // Helpers that turn a brain's decisions into AG-UI events: streamed text, reasoning, tool calls.
-import { EventType } from "@ag-ui/core";
+import { EventType } from '@ag-ui/core';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -26,12 +26,12 @@ export function createRunContext({ input, send, signal, delayMs = 0, tools }) {
 export function splitIntoDeltas(text, wordsPerDelta = 3) {
   const words = text.match(/\S+\s*|\s+/g) ?? [];
   const deltas = [];
-  for (let i = 0; i < words.length; i += wordsPerDelta) deltas.push(words.slice(i, i + wordsPerDelta).join(""));
+  for (let i = 0; i < words.length; i += wordsPerDelta) deltas.push(words.slice(i, i + wordsPerDelta).join(''));
   return deltas.length ? deltas : [text];
 }
 
-export async function streamText(ctx, text, { messageId = ctx.newId("msg") } = {}) {
-  ctx.emit({ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" });
+export async function streamText(ctx, text, { messageId = ctx.newId('msg') } = {}) {
+  ctx.emit({ type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' });
   for (const delta of splitIntoDeltas(text)) {
     await ctx.pause();
     ctx.emit({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta });
@@ -42,10 +42,10 @@ export async function streamText(ctx, text, { messageId = ctx.newId("msg") } = {
 
 // One reasoning span holding one reasoning message (a span may hold several; we need one).
 export async function streamReasoning(ctx, text) {
-  const spanId = ctx.newId("reasoning");
-  const messageId = ctx.newId("thought");
+  const spanId = ctx.newId('reasoning');
+  const messageId = ctx.newId('thought');
   ctx.emit({ type: EventType.REASONING_START, messageId: spanId });
-  ctx.emit({ type: EventType.REASONING_MESSAGE_START, messageId, role: "reasoning" });
+  ctx.emit({ type: EventType.REASONING_MESSAGE_START, messageId, role: 'reasoning' });
   for (const delta of splitIntoDeltas(text, 4)) {
     await ctx.pause();
     ctx.emit({ type: EventType.REASONING_MESSAGE_CONTENT, messageId, delta });
@@ -71,15 +71,15 @@ export async function streamToolCall(ctx, { toolCallId, toolCallName, args, pare
 export function emitToolResult(ctx, toolCallId, result, activity) {
   ctx.emit({
     type: EventType.TOOL_CALL_RESULT,
-    messageId: ctx.newId("result"),
+    messageId: ctx.newId('result'),
     toolCallId,
-    role: "tool",
-    content: typeof result === "string" ? result : JSON.stringify(result),
+    role: 'tool',
+    content: typeof result === 'string' ? result : JSON.stringify(result),
   });
   if (activity) {
     ctx.emit({
       type: EventType.ACTIVITY_SNAPSHOT,
-      messageId: ctx.newId("activity"),
+      messageId: ctx.newId('activity'),
       activityType: activity.activityType,
       content: activity.content,
     });
