@@ -97,7 +97,9 @@ async function handleRun(req, res, { brain, tools, delayMs }) {
     else ctx.emit({ type: EventType.RUN_FINISHED, threadId, runId, outcome });
   } catch (err) {
     if (!abort.signal.aborted) console.error(`run ${runId} failed:`, err);
-    ctx.emit({ type: EventType.RUN_ERROR, message: String(err?.message ?? err), code: err?.code ?? 'AGENT_ERROR' });
+    // fetch() hides the reason ("fetch failed") in err.cause; a code must be a string to validate.
+    const message = `${err?.message ?? err}${err?.cause?.message ? `: ${err.cause.message}` : ''}`;
+    ctx.emit({ type: EventType.RUN_ERROR, message, code: typeof err?.code === 'string' ? err.code : 'AGENT_ERROR' });
   }
   res.end();
 }

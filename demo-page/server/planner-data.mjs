@@ -141,7 +141,7 @@ function tally(values) {
   return [...counts].sort((a, b) => b[1] - a[1] || String(a[0]).localeCompare(String(b[0])));
 }
 
-// Phrase -> question, first match wins. Exported so tests can run the same SQL directly.
+// Phrase -> question, first match wins.
 export const DATA_QUESTIONS = [
   { name: 'map', phrases: ['map'], build: onMap },
   { name: 'largest', phrases: ['largest', 'biggest', 'most expensive', 'top'], build: largest },

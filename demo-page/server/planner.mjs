@@ -5,7 +5,7 @@
 // text is the last user message; progress within a turn is read from the tool messages after it.
 import { EventType } from '@ag-ui/core';
 import { runServerTool, streamReasoning, streamText, streamToolCall } from './stream.mjs';
-import { DATA_QUESTIONS, pickDataQuestion, userQuery } from './planner-data.mjs';
+import { pickDataQuestion, userQuery } from './planner-data.mjs';
 
 export const HELP = `I am the demo agent: no model behind me, just keywords. Try:
 • "how many permits by type", "permits per month", "show permits on a map", "largest projects" (add a type such as "demolition" to filter the last three): I read the schema, run SQL on the permits database, draw a chart or map and sum it up.
@@ -88,6 +88,7 @@ export function readTurn(input) {
 }
 
 const resultsFor = (turn, name) => turn.results.filter((r) => r.name === name);
+const sentence = (error) => String(error).replace(/[.\s]+$/, ''); // the error text, without its full stop
 
 // --- client tools --------------------------------------------------------------------------------
 
@@ -110,7 +111,7 @@ async function callClientTool(ctx, turn, name, args, leadText) {
 
 function describeLocation(result) {
   if (!result) return "I don't know where you are (the tool is disabled).";
-  if (result.error) return `I couldn't get your location: ${result.error}.`;
+  if (result.error) return `I couldn't get your location: ${sentence(result.error)}.`;
   const c = result.content && typeof result.content === 'object' ? (result.content.coords ?? result.content) : {};
   const lat = Number(c.latitude ?? c.lat);
   const lon = Number(c.longitude ?? c.lon ?? c.lng);
@@ -131,7 +132,7 @@ function distanceKm([lat1, lon1], [lat2, lon2]) {
 
 function describeDecision(result, action) {
   if (!result) return "I couldn't ask for approval (the tool is disabled).";
-  if (result.error) return `The approval request failed: ${result.error}. I did nothing.`;
+  if (result.error) return `The approval request failed: ${sentence(result.error)}. I did nothing.`;
   const c = result.content ?? {};
   const decision = c.decision ?? (c.approved === true ? 'approved' : c.approved === false ? 'rejected' : undefined);
   if (decision === 'approved')
@@ -158,7 +159,9 @@ const copyToClipboard = async (ctx, turn) => {
   if (!result) return callClientTool(ctx, turn, 'copy_to_clipboard', { text }, 'Copying that for you.');
   await streamText(
     ctx,
-    result.error ? `I couldn't copy to your clipboard: ${result.error}.` : `Copied "${text}" to your clipboard.`,
+    result.error
+      ? `I couldn't copy to your clipboard: ${sentence(result.error)}.`
+      : `Copied "${text}" to your clipboard.`,
   );
   return { type: 'success' };
 };
@@ -365,5 +368,3 @@ export async function plan(input, ctx) {
 export function createPlannerBrain() {
   return { name: 'planner', run: (input, ctx) => plan(input, ctx) };
 }
-
-export { DATA_QUESTIONS };

@@ -472,6 +472,14 @@ describe('planner brain', () => {
     assert.deepEqual(delta.delta[0], { op: 'replace', path: '/counter', value: 5 });
   });
 
+  test('CORS: loopback origins (a dev server on another port) may call the agent, others may not', async () => {
+    const preflight = (origin) => fetch(`${planner.url}/agent`, { method: 'OPTIONS', headers: { origin } });
+    const local = await preflight('http://localhost:5173');
+    assert.equal(local.status, 204);
+    assert.equal(local.headers.get('access-control-allow-origin'), 'http://localhost:5173');
+    assert.equal((await preflight('https://example.com')).headers.get('access-control-allow-origin'), null);
+  });
+
   test('malformed requests get a 400 naming the problem, before any stream', async () => {
     const post = (body) => fetch(`${planner.url}/agent`, { method: 'POST', body });
     let res = await post('{not json');
@@ -815,6 +823,24 @@ describe('openai brain', () => {
     assert.match(toolCallsOf(events)[0].result.error, /no tool named copy_to_clipboard/);
     assert.deepEqual(finished(events).outcome, { type: 'success' });
     assert.ok(!fake.requests[0].body.tools.some((t) => t.function.name === 'copy_to_clipboard'));
+  });
+
+  test('an unreachable model endpoint ends the run with RUN_ERROR naming the cause', async () => {
+    const closed = createServer();
+    await new Promise((r) => closed.listen(0, '127.0.0.1', r));
+    const { port } = closed.address();
+    await new Promise((r) => closed.close(r)); // nothing listens on this port any more
+    const down = await startDemoServer({
+      port: 0,
+      brain: createOpenAIBrain({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'k', model: 'm' }),
+    });
+    try {
+      const events = await runAgent(down.url, newInput('hello'));
+      assert.equal(finished(events).type, 'RUN_ERROR');
+      assert.match(finished(events).message, /fetch failed: .*ECONNREFUSED/);
+    } finally {
+      await down.close();
+    }
   });
 
   test('an HTTP error from the model endpoint ends the run with RUN_ERROR', async () => {
