@@ -6,11 +6,10 @@
 
 #include <cstddef>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace agui {
 
@@ -31,6 +30,10 @@ struct SchemaCompileError {
 // ECMA-262 regular expressions, as `pattern` and `patternProperties` require.
 // The default engine is std::regex with its ECMAScript grammar; a host may lend
 // its own (the browser's RegExp).
+//
+// An engine may throw from search() (a std::exception) when it cannot decide,
+// e.g. runaway backtracking or a subject over its limit; the validator reports
+// that as an issue on the string, never as a match.
 class RegexEngine {
  public:
   virtual ~RegexEngine() = default;
@@ -41,10 +44,34 @@ class RegexEngine {
   virtual bool search(const void* compiled, const std::string& subject) const = 0;
 };
 
+// The default engine (std::regex, ECMAScript grammar) differs from JavaScript's
+// RegExp with the "u" flag (what JSON Schema validators in JS use) as follows;
+// each case is a test in tests/native/json_schema_test.cpp:
+// - It matches UTF-8 bytes, not code points: "." and [^a] match one byte of a
+//   multibyte character, so "^.$" rejects "é" (JS accepts); a non-ASCII
+//   character inside [...] becomes its separate bytes; "\u00e9" means the single
+//   byte 0xE9 and so never matches the UTF-8 "é" (JS: it does). Non-ASCII
+//   literals outside classes ("^café$") match as in JS.
+// - \d, \w, \b are ASCII in both. \s is ASCII whitespace only: JS also matches
+//   U+00A0, U+FEFF, U+2028 and the other Unicode spaces.
+// - ^ and $ anchor at the subject's ends only (no multiline), as in JS; search
+//   is unanchored, as JSON Schema requires ("b" matches "abc").
+// - \p{...}, lookbehind, named groups and \k<name> are compile errors naming
+//   the pattern (JS with "u" supports them).
+// - The syntax accepted beyond that is the C++ library's: e.g. a lone "]" is a
+//   literal natively (libstdc++) but an error in the wasm build (libc++), as it
+//   is in JS with "u".
+// - Subjects over kDefaultRegexMaxSubjectBytes are not matched (an issue).
+//   Natively (libstdc++), patterns with back-references are matched only on
+//   subjects up to 1000 bytes, because that executor recurses per character.
+//   Runaway backtracking is an issue in wasm (libc++ error_complexity); an
+//   unanchored pattern that fails late on a long subject is quadratic in both
+//   C++ libraries (as in most backtracking engines).
+inline constexpr std::size_t kDefaultRegexMaxSubjectBytes = 1024 * 1024;
 const RegexEngine& default_regex_engine();
 
 struct SchemaOptions {
-  std::size_t max_depth = 64;         // nesting of the schema and of instances
+  std::size_t max_depth = 64;          // nesting of the schema and of instances
   const RegexEngine* regex = nullptr;  // null: default_regex_engine()
 };
 
