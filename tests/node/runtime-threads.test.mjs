@@ -1,0 +1,222 @@
+// Several threads on one module, and threads that outlive their page: concurrent
+// runtimes and openThread() siblings (shared tools, separate threads, each
+// disposable), and thread.export() -> JSON -> createRuntime({thread}) restoring
+// messages, state, pending approvals, and never running a call twice.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRuntime } from '../../js-shim/src/node.js';
+import { TEXT_REPLY, replies } from '../support/scenarios.mjs';
+import {
+  T, tool, startServer, open, record, nextChange, toolCalls, toolMessages, resultOf, assertEveryCallAnsweredOnce,
+  assertErrorResult, assertAguiError, lastText, deferred, within,
+} from './helpers.mjs';
+
+const server = await startServer(after);
+const requestsOf = (runtime) => server.requests.filter((r) => r.input?.threadId === runtime.threadId);
+const roundTrip = (exported) => JSON.parse(JSON.stringify(exported));
+
+const weatherTools = (log = []) => [
+  tool('get_weather', async ({ city }) => (log.push(city), `${city}: sunny`)),
+  tool('get_time', async () => '09:00'),
+  tool('get_location', async () => ({ city: 'Paris' })),
+];
+
+test('several runtimes on one module run their turns at once, each on its own thread', T, async (t) => {
+  const [a, b, c] = await Promise.all(
+    ['one_tool', 'parallel', 'multi_round'].map((s) => open(t, { url: server.url(s), tools: weatherTools() })),
+  );
+  assert.equal(new Set([a.threadId, b.threadId, c.threadId]).size, 3);
+  const results = await Promise.all([a.send('one'), b.send('parallel'), c.send('multi')]);
+  assert.deepEqual(results, [{ reason: 'done' }, { reason: 'done' }, { reason: 'done' }]);
+  assert.equal(toolMessages(a.messages).length, 1);
+  assert.equal(toolMessages(b.messages).length, 3);
+  assert.equal(toolMessages(c.messages).length, 2);
+  for (const rt of [a, b, c]) {
+    assertEveryCallAnsweredOnce(rt.messages);
+    for (const r of requestsOf(rt)) assert.equal(r.error, null);
+  }
+  // Disposing one leaves the others working.
+  a.dispose();
+  assertAguiError(() => a.messages, 'invalid_state');
+  assert.deepEqual(await b.send('again'), { reason: 'done' });
+});
+
+test('openThread(): a sibling thread sharing the tools and their toggles, with its own messages', T, async (t) => {
+  const log = [];
+  const main = await open(t, { url: server.url('one_tool'), tools: weatherTools(log) });
+  const side = main.openThread({ url: server.url('parallel') });
+  t.after(() => side.dispose());
+  assert.notEqual(side.threadId, main.threadId);
+  const named = main.openThread({ threadId: 'my-thread' });
+  t.after(() => named.dispose());
+  assert.equal(named.threadId, 'my-thread');
+
+  // Tools are shared: registered or toggled on one, seen on the other.
+  main.tools.register(tool('delete_file', () => 'gone', { requiresApproval: true }));
+  assert.ok(side.tools.list().some((x) => x.name === 'delete_file'));
+  const sideChanges = record(side);
+  side.tools.setEnabled('get_time', false);
+  assert.ok(!main.tools.advertise().some((x) => x.name === 'get_time'));
+  assert.equal(sideChanges.of('tools_changed').length, 1);
+  side.tools.setEnabled('get_time', true);
+
+  const [r1, r2] = await Promise.all([main.send('paris'), side.send('three calls')]);
+  assert.deepEqual([r1, r2], [{ reason: 'done' }, { reason: 'done' }]);
+  assert.equal(toolMessages(main.messages).length, 1);
+  assert.equal(toolMessages(side.messages).length, 3);
+  assert.ok(!main.messages.some((m) => side.messages.some((n) => n.id === m.id)), 'no message is shared');
+  assert.deepEqual(log.sort(), ['Paris', 'Paris', 'Tokyo']);
+
+  // Each is disposable on its own; the sibling keeps the shared tools alive.
+  main.dispose();
+  assert.deepEqual(side.tools.advertise().map((x) => x.name), ['get_weather', 'get_time', 'get_location', 'delete_file']);
+  assert.deepEqual(await side.send('again'), { reason: 'done' });
+  side.dispose();
+  assertAguiError(() => side.send('x'), 'invalid_state');
+  assert.equal(named.tools.list().length, 4, 'the last sibling still holds the tools');
+});
+
+test('runtime[Symbol.dispose] works with `using`-style disposal', T, async () => {
+  const rt = await createRuntime({ url: server.url('text') });
+  await rt.send('hi');
+  rt[Symbol.dispose]();
+  assertAguiError(() => rt.messages, 'invalid_state');
+});
+
+test('export -> JSON -> createRuntime({thread}) restores threadId, messages and state; the thread goes on', T, async (t) => {
+  const a = await open(t, { url: server.url('state_counter') });
+  await a.send('count');
+  await a.send('count');
+  assert.deepEqual(a.state, { count: 2 });
+  const exported = a.thread.export();
+  assert.equal(exported.format, 'agui-client-tools/thread');
+  assert.equal(exported.version, 1);
+  const text = JSON.stringify(exported);
+  a.dispose();
+
+  const b = await open(t, { url: server.url('state_counter'), thread: JSON.parse(text) });
+  assert.equal(b.threadId, exported.threadId);
+  assert.deepEqual(b.messages, exported.messages);
+  assert.deepEqual(b.state, { count: 2 });
+  assert.equal(b.status.phase, 'idle');
+  assert.equal(b.resumed, undefined, 'nothing to resume');
+  assert.deepEqual(await b.send('count'), { reason: 'done' });
+  assert.deepEqual(b.state, { count: 3 });
+  assert.equal(lastText(b.messages), replies.counter(3));
+  const last = server.requests.at(-1).input;
+  assert.equal(last.threadId, exported.threadId);
+  assert.deepEqual(last.messages.slice(0, exported.messages.length), exported.messages);
+});
+
+test('export of a thread with tool calls restores them answered; nothing runs again', T, async (t) => {
+  let runs = 0;
+  const a = await open(t, { url: server.url('one_tool'), tools: [tool('get_weather', () => (runs++, 'sunny'))] });
+  await a.send('weather?');
+  const exported = roundTrip(a.thread.export());
+  a.dispose();
+  const b = await open(t, { url: server.url('one_tool'), thread: exported, tools: [tool('get_weather', () => (runs++, 'sunny'))] });
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(runs, 1);
+  assert.deepEqual(b.messages, exported.messages);
+  assert.equal(b.status.phase, 'idle');
+});
+
+test('a pending approval comes back pending; approved on the restored runtime, the turn continues', T, async (t) => {
+  const ran = [];
+  const deleteFile = () => tool('delete_file', ({ path }) => (ran.push(path), { deleted: path }), { requiresApproval: true });
+  const a = await open(t, { url: server.url('approval'), tools: [deleteFile()] });
+  const requested = nextChange(a, 'approval_requested');
+  const firstTurn = a.send('delete /tmp/x');
+  const { approval } = await requested;
+  const exported = roundTrip(a.thread.export());
+  a.dispose(); // the page goes away
+  assert.equal((await firstTurn).reason, 'aborted');
+
+  const b = await open(t, { url: server.url('approval'), thread: exported, tools: [deleteFile()] });
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(b.threadId, a.threadId);
+  assert.equal(b.status.phase, 'awaiting');
+  assert.deepEqual(b.approvals.pending().map((p) => [p.toolCallId, p.name, p.args]), [[approval.toolCallId, 'delete_file', { path: '/tmp/x' }]]);
+  assert.ok(b.resumed instanceof Promise, 'runtime.resumed is the turn it continues');
+  assert.deepEqual(ran, []);
+
+  b.approvals.approve(approval.toolCallId);
+  assert.deepEqual(await within(b.resumed, 3000, 'the resumed turn'), { reason: 'done' });
+  assert.deepEqual(ran, ['/tmp/x'], 'the handler ran once, on the restored runtime');
+  const messages = b.messages;
+  assertEveryCallAnsweredOnce(messages);
+  assert.equal(lastText(messages), replies.approval(resultOf(messages, approval.toolCallId)));
+  for (const r of requestsOf(b)) assert.equal(r.error, null, 'the server accepted the resumed thread');
+});
+
+test('a pending approval restored with approvalTimeoutMs is rejected when that time runs out', T, async (t) => {
+  const deleteFile = () => tool('delete_file', () => 'gone', { requiresApproval: true });
+  const a = await open(t, { url: server.url('approval'), tools: [deleteFile()] });
+  const requested = nextChange(a, 'approval_requested');
+  a.send('delete /tmp/x');
+  await requested;
+  const exported = roundTrip(a.thread.export());
+  a.dispose();
+  const b = await open(t, { url: server.url('approval'), thread: exported, approvalTimeoutMs: 40, tools: [deleteFile()] });
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(await within(b.resumed, 3000, 'the resumed turn'), { reason: 'done' });
+  assertErrorResult(toolMessages(b.messages)[0], /approval timed out after 40 ms/);
+});
+
+test('a call whose handler was running at export is never run again on import', T, async (t) => {
+  const started = deferred();
+  let runsA = 0;
+  let runsB = 0;
+  const a = await open(t, {
+    url: server.url('one_tool'),
+    tools: [tool('get_weather', (args, ctx) => (runsA++, started.resolve(), new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('gone'))))))],
+  });
+  a.send('weather?');
+  await started.promise;
+  assert.equal(a.status.running.length, 1);
+  const exported = roundTrip(a.thread.export());
+  a.dispose();
+
+  const b = await open(t, { url: server.url('one_tool'), thread: exported, tools: [tool('get_weather', () => (runsB++, 'sunny'))] });
+  await new Promise((r) => setTimeout(r, 0));
+  assert.ok(b.resumed, 'the import continues the turn');
+  assert.deepEqual(await within(b.resumed, 3000, 'the resumed turn'), { reason: 'done' });
+  assert.equal(runsA, 1);
+  assert.equal(runsB, 0, 'not run again');
+  const messages = b.messages;
+  assertEveryCallAnsweredOnce(messages);
+  const [call] = toolCalls(messages);
+  const result = resultOf(messages, call.id);
+  assertErrorResult(result, /may have completed, so it was not run again/);
+  assert.equal(lastText(messages), replies.weather(result));
+  for (const r of requestsOf(b)) assert.equal(r.error, null);
+});
+
+test('a pending interrupt comes back pending and is answered on the restored runtime', T, async (t) => {
+  const a = await open(t, { url: server.url('interrupt') });
+  const raised = nextChange(a, 'interrupts');
+  a.send('clean');
+  await raised;
+  const exported = roundTrip(a.thread.export());
+  a.dispose();
+  const b = await open(t, { url: server.url('interrupt'), thread: exported });
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(b.interrupts.pending().map((i) => i.id), ['int-1']);
+  assertAguiError(() => b.interrupts.resolve('int-1', { confirm: 'no' }), 'invalid_argument', /responseSchema/);
+  b.interrupts.resolve('int-1', { confirm: true });
+  assert.deepEqual(await within(b.resumed, 3000, 'the resumed turn'), { reason: 'done' });
+  assert.equal(lastText(b.messages), replies.resumed('int-1', { status: 'resolved', payload: { confirm: true } }));
+});
+
+test('openThread({thread}) restores an export into a sibling', T, async (t) => {
+  const a = await open(t, { url: server.url('text') });
+  await a.send('hello');
+  const exported = roundTrip(a.thread.export());
+  const b = a.openThread({ thread: { ...exported, threadId: 'copy-of-a' } });
+  t.after(() => b.dispose());
+  assert.equal(b.threadId, 'copy-of-a');
+  assert.deepEqual(b.messages, exported.messages);
+  assert.deepEqual(await b.send('and again'), { reason: 'done' });
+  assert.equal(lastText(b.messages), TEXT_REPLY);
+  assert.equal(a.messages.length, 2, 'the original is untouched');
+});
