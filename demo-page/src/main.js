@@ -1,0 +1,297 @@
+// The demo page: wires the agui-client-tools runtime (imported as an app would) to the thread
+// list, the conversation views, the composer, the tools panel and the debug drawer.
+import { MAX_FRONTEND_TOOL_ROUNDS, browserTools, createRuntime } from 'agui-client-tools';
+import { createComposer } from './composer.js';
+import { createDebugDrawer } from './debug-drawer.js';
+import { h, textOf, truncate } from './dom.js';
+import { ThreadStore, loadThreads } from './thread-store.js';
+import { ThreadView } from './thread-view.js';
+import { createToolsPanel, restoreToggles } from './tools-panel.js';
+
+const MAX_ROUNDS = MAX_FRONTEND_TOOL_ROUNDS;
+const $ = (id) => document.getElementById(id);
+
+const threads = new Map(); // threadId -> {runtime, view, title, updatedAt}
+let order = []; // threadIds, most recent first
+let activeId = null;
+let labelCache = null;
+let panel = null; // the tools panel, once the runtime is up
+
+// The conversation sticks to its newest line while it grows (streamed text, a chart loading),
+// unless the user scrolled up to read.
+const scroller = $('scroller');
+let stick = true;
+scroller.addEventListener('scroll', () => {
+  stick = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
+});
+const autoscroll = new ResizeObserver(() => {
+  if (stick) scroller.scrollTop = scroller.scrollHeight;
+});
+
+const store = new ThreadStore({ onError: (text) => banner(text) });
+
+function banner(text) {
+  const el = $('banner');
+  el.hidden = false;
+  el.textContent = text;
+}
+
+const anyRuntime = () => threads.get(activeId)?.runtime ?? threads.values().next().value?.runtime;
+const active = () => threads.get(activeId);
+
+/** Client tool name → catalog summary (the label of its cards). */
+function labels() {
+  if (!labelCache) labelCache = new Map(anyRuntime().tools.catalog().map((t) => [t.name, t.summary]));
+  return labelCache;
+}
+
+// ------------------------------------------------------------ threads
+
+function titleOf(runtime) {
+  const first = runtime.messages.find((m) => m.role === 'user');
+  return first ? truncate(textOf(first.content).replace(/\s+/g, ' '), 60) : '';
+}
+
+function persist(threadId) {
+  store.schedule(threadId, () => {
+    const t = threads.get(threadId);
+    if (!t) return null;
+    return { title: t.title, updatedAt: t.updatedAt, export: t.runtime.thread.export(), notes: t.view.notes };
+  });
+}
+
+function adopt(runtime, record) {
+  const t = { runtime, title: record?.title || titleOf(runtime), updatedAt: record?.updatedAt ?? new Date().toISOString() };
+  let frame = 0;
+  t.view = new ThreadView({
+    runtime,
+    notes: record?.notes ?? [],
+    maxRounds: MAX_ROUNDS,
+    labels,
+    onChange: (change) => {
+      debug.log(runtime.threadId, change);
+      if (change.kind === 'event') return;
+      if (change.kind === 'tools_changed') {
+        // Every thread hears it (the tools are shared); the active one updates the page.
+        if (runtime.threadId !== activeId) return;
+        labelCache = null;
+        panel?.render();
+        composer.refreshChips();
+        debug.showRuntime(runtime);
+        return;
+      }
+      if (change.kind === 'message_added' && change.message.role === 'user') {
+        t.updatedAt = new Date().toISOString();
+        if (!t.title) t.title = truncate(textOf(change.message.content).replace(/\s+/g, ' '), 60);
+        order = [runtime.threadId, ...order.filter((id) => id !== runtime.threadId)];
+        saveIndex();
+      }
+      persist(runtime.threadId);
+      if (!frame) {
+        frame = requestAnimationFrame(() => {
+          frame = 0;
+          refresh(runtime.threadId);
+        });
+      }
+    },
+  });
+  t.view.el.hidden = true;
+  $('scroller').append(t.view.el);
+  autoscroll.observe(t.view.el);
+  threads.set(runtime.threadId, t);
+  runtime.resumed?.then((result) => refresh(runtime.threadId, result));
+  return t;
+}
+
+function saveIndex() {
+  store.saveIndex(order, activeId);
+}
+
+function activate(threadId) {
+  if (!threads.has(threadId)) return;
+  activeId = threadId;
+  for (const [id, t] of threads) t.view.el.hidden = id !== threadId;
+  saveIndex();
+  refresh(threadId);
+  stick = true;
+  active().view.scrollToEnd();
+  composer.focus();
+}
+
+function newThread() {
+  const t = adopt(anyRuntime().openThread());
+  order = [t.runtime.threadId, ...order];
+  persist(t.runtime.threadId);
+  activate(t.runtime.threadId);
+}
+
+function deleteThread(threadId) {
+  const t = threads.get(threadId);
+  if (!t) return;
+  if (threads.size === 1) newThread(); // always keep one thread (and a live runtime to open from)
+  t.view.dispose();
+  t.view.el.remove();
+  t.runtime.dispose();
+  threads.delete(threadId);
+  store.remove(threadId);
+  order = order.filter((id) => id !== threadId);
+  if (activeId === threadId) activate(order[0]);
+  else saveIndex();
+  renderThreadList();
+}
+
+function renderThreadList() {
+  const list = $('thread-list');
+  list.replaceChildren(
+    ...order
+      .filter((id) => threads.has(id))
+      .map((id) => {
+        const t = threads.get(id);
+        const s = t.runtime.status;
+        const count = t.runtime.messages.filter((m) => m.role === 'user').length;
+        const del = h('button', {
+          type: 'button',
+          class: 'thread-delete',
+          title: 'Delete this thread',
+          'aria-label': 'Delete thread',
+          text: '×',
+          onclick: (event) => {
+            event.stopPropagation();
+            if (del.dataset.armed) deleteThread(id);
+            else {
+              del.dataset.armed = '1';
+              del.textContent = 'Delete?';
+              setTimeout(() => {
+                delete del.dataset.armed;
+                del.textContent = '×';
+              }, 3000);
+            }
+          },
+        });
+        return h(
+          'li',
+          { class: `thread-item${id === activeId ? ' active' : ''}`, dataset: { threadId: id, phase: s.phase } },
+          h(
+            'button',
+            { type: 'button', class: 'thread-open', onclick: () => activate(id), 'aria-current': id === activeId ? 'true' : undefined },
+            h('span', { class: 'thread-title', text: t.title || 'New thread' }),
+            h(
+              'span',
+              { class: 'thread-sub' },
+              s.phase === 'awaiting' ? h('span', { class: 'thread-flag', text: 'needs you' }) : null,
+              s.phase === 'running' ? h('span', { class: 'thread-flag running', text: 'working' }) : null,
+              `${count} message${count === 1 ? '' : 's'}`,
+            ),
+          ),
+          del,
+        );
+      }),
+  );
+}
+
+// ------------------------------------------------------------ page state
+
+function refresh(threadId) {
+  renderThreadList();
+  if (threadId !== activeId) return;
+  const t = active();
+  const status = t.runtime.status;
+  composer.showStatus(status, MAX_ROUNDS);
+  debug.showRuntime(t.runtime);
+  $('empty-state').hidden = t.runtime.messages.length > 0;
+}
+
+function send(text) {
+  const t = active();
+  if (!t) return;
+  let turn;
+  try {
+    turn = t.runtime.send(text);
+  } catch (e) {
+    t.view.addNote('error', `Could not send: ${e?.message ?? e}`);
+    return;
+  }
+  $('empty-state').hidden = true;
+  stick = true;
+  t.view.scrollToEnd();
+  refresh(t.runtime.threadId);
+  turn.then(() => refresh(t.runtime.threadId));
+}
+
+const debug = createDebugDrawer($('debug-body'));
+const composer = createComposer({
+  form: $('composer'),
+  input: $('input'),
+  stop: $('stop'),
+  status: $('status-bar'),
+  chips: $('suggestions'),
+  onSend: send,
+  onStop: () => active()?.runtime.abort('stopped by the user'),
+  isEnabled: (name) => anyRuntime().tools.list().some((t) => t.name === name && t.enabled),
+});
+
+function setupChrome() {
+  const drawer = $('debug-drawer');
+  const toggleDebug = $('toggle-debug');
+  toggleDebug.addEventListener('click', () => {
+    drawer.hidden = !drawer.hidden;
+    toggleDebug.setAttribute('aria-expanded', String(!drawer.hidden));
+    document.body.classList.toggle('debug-open', !drawer.hidden);
+    if (active()) debug.showRuntime(active().runtime);
+  });
+  const panel = $('tools-panel');
+  const toggleTools = $('toggle-tools');
+  toggleTools.addEventListener('click', () => {
+    document.body.classList.toggle('tools-hidden');
+    toggleTools.setAttribute('aria-expanded', String(!document.body.classList.contains('tools-hidden')));
+  });
+  panel.addEventListener('health', (event) => {
+    const info = event.detail;
+    $('agent-info').textContent = `agent: ${info.brain ?? '?'} brain${info.permits ? ` · ${info.permits.toLocaleString('en-US')} permits` : ''}`;
+  });
+  $('new-thread').addEventListener('click', newThread);
+  window.addEventListener('pagehide', () => store.flush());
+}
+
+async function boot() {
+  setupChrome();
+  const wasm = new URL('./agui_core.wasm', import.meta.url);
+  const tools = [browserTools.getCurrentLocation, browserTools.copyToClipboard, browserTools.readClipboard, browserTools.requestUserApproval];
+  const saved = loadThreads();
+  const options = { url: '/agent', wasm, maxRounds: MAX_ROUNDS, tools };
+  let first;
+  let records = saved.records;
+  try {
+    first = await createRuntime({ ...options, thread: records[0]?.export });
+  } catch (e) {
+    if (!records.length) throw e;
+    banner(`A saved thread could not be restored (${e?.message ?? e}); it was dropped.`);
+    store.remove(records[0].threadId);
+    records = records.slice(1);
+    first = await createRuntime(options);
+    records = [{ fresh: true }, ...records];
+  }
+  restoreToggles(first);
+  adopt(first, records[0]?.fresh ? null : records[0]);
+  for (const record of records.slice(1)) {
+    try {
+      adopt(first.openThread({ thread: record.export }), record);
+    } catch (e) {
+      banner(`A saved thread could not be restored (${e?.message ?? e}); it was dropped.`);
+      store.remove(record.threadId);
+    }
+  }
+  order = [...threads.keys()];
+  for (const t of threads.values()) persist(t.runtime.threadId); // a fresh first thread is saved too
+
+  panel = createToolsPanel($('tools-panel'), anyRuntime);
+  composer.refreshChips();
+  activate(threads.has(saved.active) ? saved.active : order[0]);
+  document.body.dataset.ready = 'true';
+}
+
+boot().catch((e) => {
+  console.error(e);
+  banner(`The page could not start: ${e?.message ?? e}`);
+  document.body.dataset.ready = 'error';
+});

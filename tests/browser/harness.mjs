@@ -1,0 +1,127 @@
+// Shared set-up for the browser tests: builds the demo page into a temporary folder, starts the
+// demo agent on port 0 serving it, drives Debian's Chromium through playwright-core, blocks (and
+// counts) every request that is not for the local server, and saves screenshots.
+import { chromium } from 'playwright-core';
+import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+export const SCREENSHOT_DIR = join(root, 'tests', 'out', 'screenshots');
+
+const { buildPage } = await import(join(root, 'demo-page', 'build.mjs'));
+const { startDemoServer } = await import(join(root, 'demo-page', 'server', 'main.mjs'));
+
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+let announced = false;
+
+/** Starts everything a test file needs; call close() in after(). */
+export async function startHarness() {
+  const outdir = await mkdtemp(join(tmpdir(), 'agui-demo-page-'));
+  await buildPage({ outdir, sourcemap: false });
+  const server = await startDemoServer({ port: 0, staticRoot: outdir });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  if (!announced) {
+    announced = true;
+    console.log(`# screenshots: ${SCREENSHOT_DIR}`);
+  }
+  const origin = new URL(server.url).origin;
+  const contexts = new Set();
+
+  return {
+    url: server.url,
+    /**
+     * A fresh context (its own storage) and page, opened on the demo. `blocked` lists every
+     * request that tried to leave the local server.
+     */
+    async open({ permissions = [], geolocation, viewport = { width: 1280, height: 860 } } = {}) {
+      const context = await browser.newContext({ permissions, geolocation, viewport });
+      contexts.add(context);
+      const blocked = [];
+      const errors = [];
+      await context.route('**/*', (route) => {
+        const url = route.request().url();
+        if (url.startsWith(`${origin}/`)) return route.continue();
+        blocked.push(url);
+        return route.abort('blockedbyclient');
+      });
+      const page = await context.newPage();
+      page.on('pageerror', (e) => errors.push(String(e?.message ?? e)));
+      await page.goto(server.url);
+      await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+      return { page, context, blocked, errors };
+    },
+    async close() {
+      for (const context of contexts) await context.close().catch(() => {});
+      await browser.close().catch(() => {});
+      await server.close();
+      await rm(outdir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function screenshot(page, name) {
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`) });
+}
+
+/** Types a message and sends it with the Send button. */
+export async function send(page, text) {
+  await page.fill('#input', text);
+  await page.click('#send');
+}
+
+/** Waits until the last user message's turn has ended (with the given reason, if any). */
+export async function turnEnded(page, reason, timeout = 30000) {
+  await page.waitForFunction(
+    (want) => {
+      const users = document.querySelectorAll('.conversation:not([hidden]) .msg-user');
+      const turn = users[users.length - 1]?.dataset.turn;
+      return turn && turn !== 'running' && (!want || turn === want);
+    },
+    reason ?? null,
+    { timeout },
+  );
+}
+
+/** The text of the last assistant bubble in the visible thread. */
+export function lastAssistantText(page) {
+  return page.evaluate(() => {
+    const bubbles = [...document.querySelectorAll('.conversation:not([hidden]) .msg-assistant .bubble')].filter((b) => b.textContent);
+    return bubbles.at(-1)?.textContent ?? '';
+  });
+}
+
+export async function setTool(page, name, enabled) {
+  const box = page.locator(`#tool-toggle-${name}`);
+  if ((await box.isChecked()) !== enabled) await box.click();
+  await page.waitForFunction(
+    ([n, on]) => document.querySelector(`#tool-toggle-${n}`)?.checked === on,
+    [name, enabled],
+  );
+}
+
+/** Every tool card in the visible thread with its state. */
+export function toolCards(page) {
+  return page.$$eval('.conversation:not([hidden]) .tool-card', (cards) =>
+    cards.map((c) => ({
+      id: c.dataset.toolCallId,
+      name: c.dataset.name,
+      side: c.dataset.side,
+      state: c.dataset.state,
+      label: c.querySelector('.tool-label')?.textContent,
+      error: c.querySelector('.tool-error:not([hidden])')?.textContent ?? null,
+    })),
+  );
+}
