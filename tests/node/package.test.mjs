@@ -1,0 +1,171 @@
+// The package as users get it: `npm pack` js-shim (offline), check the tarball holds
+// exactly the `files` whitelist, install it into a fresh project, import it BY NAME
+// from node and run a one-tool turn against the test server, and bundle a browser
+// entry with esbuild (platform browser: the "node" export condition, and node:fs
+// with it, must stay out). Prints the sizes of what ships.
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { startServer } from './helpers.mjs';
+import { replies } from '../support/scenarios.mjs';
+
+const run = promisify(execFile);
+const SHIM = fileURLToPath(new URL('../../js-shim/', import.meta.url));
+const manifest = JSON.parse(fs.readFileSync(path.join(SHIM, 'package.json'), 'utf8'));
+const server = await startServer(after);
+
+let work; // the temp folder: tarball, consumer project, npm cache
+let tarball;
+let packed; // npm pack's file list
+let project;
+const npm = (args, cwd) =>
+  run('npm', args, {
+    cwd,
+    timeout: 60_000,
+    env: { ...process.env, npm_config_cache: path.join(work, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' },
+  });
+
+before(async () => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'agui-pack-'));
+  const { stdout } = await npm(['pack', '--json', '--offline', '--pack-destination', work], SHIM);
+  const [info] = JSON.parse(stdout);
+  tarball = path.join(work, info.filename);
+  packed = info.files.map((f) => f.path).sort();
+  project = path.join(work, 'consumer');
+  fs.mkdirSync(project);
+  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  await npm(['install', '--offline', '--no-audit', '--no-fund', tarball], project);
+});
+after(() => work && fs.rmSync(work, { recursive: true, force: true }));
+
+/** Every file the `files` whitelist names, on disk, plus what npm always ships. */
+function whitelisted() {
+  const out = new Set(['package.json']);
+  const walk = (rel) => {
+    const abs = path.join(SHIM, rel);
+    if (!fs.existsSync(abs)) return;
+    if (fs.statSync(abs).isDirectory()) for (const e of fs.readdirSync(abs)) walk(path.posix.join(rel, e));
+    else out.add(rel);
+  };
+  for (const entry of manifest.files) walk(entry.replace(/\/$/, ''));
+  for (const f of fs.readdirSync(SHIM)) if (/^(readme|license|licence)(\.|$)/i.test(f)) out.add(f);
+  return [...out].sort();
+}
+
+test('the tarball holds exactly the files whitelist: no tests, no core sources', { timeout: 60_000 }, (t) => {
+  const files = packed;
+  assert.deepEqual(files, whitelisted());
+  for (const f of files) {
+    assert.ok(!/\.(cpp|hpp|h|cc|txt|cmake)$/.test(f), `${f}: no core source`);
+    assert.ok(!/(^|\/)(tests?|wasm|bindings|build[^/]*|node_modules)\//.test(f), `${f}: nothing outside the package`);
+  }
+  for (const must of ['index.d.ts', 'src/index.js', 'src/node.js', 'dist/agui_core.mjs', 'dist/agui_core.wasm']) {
+    assert.ok(files.includes(must), `ships ${must}`);
+  }
+  assert.equal(manifest.dependencies, undefined, 'no dependencies: it installs offline');
+  if (!files.some((f) => /^readme/i.test(f))) {
+    // "files" names README.md but js-shim has none yet: npm skips it silently.
+    t.diagnostic('note: js-shim/README.md is in "files" but does not exist yet');
+  }
+});
+
+test('installed by name in a fresh project: import("agui-client-tools") runs a one-tool turn', { timeout: 60_000 }, async () => {
+  const installed = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', 'agui-client-tools', 'package.json'), 'utf8'));
+  assert.equal(installed.version, manifest.version);
+  fs.writeFileSync(
+    path.join(project, 'smoke.mjs'),
+    `import { createRuntime, ERROR_CODES, MAX_FRONTEND_TOOL_ROUNDS, browserTools } from 'agui-client-tools';
+const url = process.argv[2];
+const runtime = await createRuntime({ url, tools: [{
+  name: 'get_weather', description: 'weather',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  handler: ({ city }) => ({ city, sky: 'sunny' }),
+}] });
+const result = await runtime.send('weather in Paris?');
+const messages = runtime.messages;
+runtime.dispose();
+console.log(JSON.stringify({ result, messages, codes: ERROR_CODES.length, cap: MAX_FRONTEND_TOOL_ROUNDS,
+  browserTools: browserTools.all.map((t) => t.name), resolved: import.meta.resolve('agui-client-tools') }));
+`,
+  );
+  const { stdout } = await run(process.execPath, ['smoke.mjs', server.url('one_tool')], { cwd: project, timeout: 30_000 });
+  const out = JSON.parse(stdout.trim().split('\n').at(-1));
+  assert.deepEqual(out.result, { reason: 'done' });
+  const tool = out.messages.find((m) => m.role === 'tool');
+  assert.equal(tool.content, '{"city":"Paris","sky":"sunny"}');
+  assert.equal(out.messages.at(-1).content, replies.weather(tool));
+  assert.equal(out.cap, 5);
+  assert.ok(out.codes >= 10);
+  assert.equal(out.browserTools.length, 4);
+  // Resolved from the consumer's node_modules, through the "node" condition.
+  assert.ok(fileURLToPath(out.resolved).startsWith(path.join(project, 'node_modules', 'agui-client-tools')), out.resolved);
+  assert.ok(out.resolved.endsWith('/src/node.js'), out.resolved);
+});
+
+test('bundled for the browser with esbuild: the "node" condition (and node:fs) stays out; sizes', { timeout: 60_000 }, async (t) => {
+  const esbuild = await import('esbuild');
+  fs.writeFileSync(
+    path.join(project, 'browser-entry.js'),
+    `import { createRuntime, browserTools } from 'agui-client-tools';
+export async function start(url) {
+  const runtime = await createRuntime({ url, tools: [browserTools.getCurrentLocation, browserTools.requestUserApproval] });
+  runtime.subscribe((change) => console.log(change.kind));
+  return runtime.send('Where am I?');
+}
+`,
+  );
+  const build = (minify) =>
+    esbuild.build({
+      absWorkingDir: project,
+      entryPoints: ['browser-entry.js'],
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      minify,
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+      outdir: path.join(project, 'out'),
+    });
+  const plain = await build(false);
+  const minified = await build(true);
+  assert.deepEqual(plain.errors, []);
+  const inputs = Object.keys(plain.metafile.inputs);
+  assert.ok(inputs.some((f) => f.endsWith('agui-client-tools/src/index.js')), `the browser entry is src/index.js: ${inputs.join(', ')}`);
+  assert.ok(!inputs.some((f) => f.endsWith('agui-client-tools/src/node.js')), 'src/node.js is not bundled');
+  assert.ok(inputs.some((f) => f.endsWith('dist/agui_core.mjs')), 'the wasm glue is bundled');
+  const [bundle] = plain.outputFiles.filter((f) => f.path.endsWith('.js'));
+  assert.ok(!/node:fs|readFile\(/.test(bundle.text), 'nothing of node:fs in the browser bundle');
+  assert.ok(!/\brequire\(\s*["'](fs|path|node:)/.test(bundle.text), 'no require of node builtins');
+  for (const out of Object.values(plain.metafile.outputs)) {
+    for (const imp of out.imports ?? []) assert.ok(!/^node:|^(fs|path)$/.test(imp.path), `external import ${imp.path}`);
+  }
+  // The .wasm is referenced by URL next to the glue (bundlers that follow new URL() ship it).
+  assert.match(bundle.text, /agui_core\.wasm/);
+
+  // Sizes of what ships, from the installed package.
+  const pkg = path.join(project, 'node_modules', 'agui-client-tools');
+  const gz = (buf) => zlib.gzipSync(buf, { level: 9 }).length;
+  const wasm = fs.readFileSync(path.join(pkg, 'dist', 'agui_core.wasm'));
+  const js = Buffer.concat([
+    ...fs.readdirSync(path.join(pkg, 'src')).filter((f) => f.endsWith('.js')).sort().map((f) => fs.readFileSync(path.join(pkg, 'src', f))),
+    fs.readFileSync(path.join(pkg, 'dist', 'agui_core.mjs')),
+  ]);
+  const min = minified.outputFiles.find((f) => f.path.endsWith('.js'));
+  const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
+  const lines = [
+    `agui_core.wasm                      ${kb(wasm.length)} raw, ${kb(gz(wasm))} gzip -9`,
+    `JS (src/*.js + dist/agui_core.mjs)  ${kb(js.length)} raw, ${kb(gz(js))} gzip -9`,
+    `esbuild browser bundle              ${kb(bundle.contents.length)} raw, ${kb(gz(Buffer.from(bundle.contents)))} gzip -9`,
+    `esbuild browser bundle, minified    ${kb(min.contents.length)} raw, ${kb(gz(Buffer.from(min.contents)))} gzip -9`,
+    `tarball                             ${kb(fs.statSync(tarball).size)}`,
+  ];
+  for (const l of lines) t.diagnostic(l);
+  assert.ok(wasm.length > 0 && js.length > 0);
+});
