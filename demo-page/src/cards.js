@@ -80,6 +80,7 @@ export function createApprovalCard(approval, { approve, reject }) {
  */
 export function createInterruptCard(interrupt, { resolve, cancel }) {
   const form = buildSchemaForm(interrupt.responseSchema);
+  let sent; // the payload of a resolved answer, shown once answered
   const error = h('p', { class: 'card-error', hidden: true });
   const status = h('p', { class: 'interrupt-status', hidden: true });
   const fail = (e) => {
@@ -94,7 +95,9 @@ export function createInterruptCard(interrupt, { resolve, cancel }) {
         event.preventDefault();
         error.hidden = true;
         try {
-          resolve(interrupt.id, form.read());
+          const payload = form.read();
+          resolve(interrupt.id, payload);
+          sent = payload;
         } catch (e) {
           fail(e);
         }
@@ -133,12 +136,23 @@ export function createInterruptCard(interrupt, { resolve, cancel }) {
   );
   return {
     el,
+    message: interrupt.message ?? interrupt.id,
     answered(state) {
       el.dataset.state = state;
       for (const c of formEl.querySelectorAll('input, select, textarea, button')) c.disabled = true;
       formEl.hidden = true;
       status.hidden = false;
-      status.textContent = state === 'resolved' ? 'Answered — the agent continues.' : 'Cancelled — the agent was told.';
+      const shown =
+        sent && typeof sent === 'object' && !Array.isArray(sent)
+          ? Object.entries(sent)
+              .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+              .join(' · ')
+          : sent === undefined || sent === null
+            ? ''
+            : JSON.stringify(sent);
+      status.textContent =
+        state === 'resolved' ? `You answered${shown ? ` (${shown})` : ''}; the agent continues.` : 'Cancelled; the agent was told.';
+      return status.textContent;
     },
   };
 }

@@ -36,7 +36,8 @@ function banner(text) {
   el.textContent = text;
 }
 
-const anyRuntime = () => threads.get(activeId)?.runtime ?? threads.values().next().value?.runtime;
+let root = null; // the first runtime, until its thread is deleted (every thread shares its tools)
+const anyRuntime = () => threads.get(activeId)?.runtime ?? threads.values().next().value?.runtime ?? root;
 const active = () => threads.get(activeId);
 
 /** Client tool name → catalog summary (the label of its cards). */
@@ -133,6 +134,7 @@ function deleteThread(threadId) {
   t.view.el.remove();
   t.runtime.dispose();
   threads.delete(threadId);
+  if (root === t.runtime) root = null;
   store.remove(threadId);
   order = order.filter((id) => id !== threadId);
   if (activeId === threadId) activate(order[0]);
@@ -271,6 +273,7 @@ async function boot() {
     first = await createRuntime(options);
     records = [{ fresh: true }, ...records];
   }
+  root = first;
   restoreToggles(first);
   adopt(first, records[0]?.fresh ? null : records[0]);
   for (const record of records.slice(1)) {

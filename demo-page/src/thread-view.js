@@ -191,10 +191,10 @@ export class ThreadView {
 
   // ------------------------------------------------------------ notes
 
-  addNote(kind, text) {
+  addNote(kind, text, { render = true } = {}) {
     const note = { kind, text, after: this.lastMessageId, at: new Date().toISOString() };
     this.notes.push(note);
-    this.renderNote(note);
+    if (render) this.renderNote(note);
   }
 
   renderNote(note) {
@@ -261,8 +261,10 @@ export class ThreadView {
         for (const interrupt of change.interrupts) this.showInterrupt(interrupt);
         break;
       case 'interrupt_answered': {
-        this.interrupts.get(change.interruptId)?.answered(change.status);
-        this.addNote('interrupt', `Interrupt ${change.status === 'resolved' ? 'answered' : 'cancelled'}; the agent continues.`);
+        // The card says it live; the note keeps it for the thread after a reload.
+        const card = this.interrupts.get(change.interruptId);
+        const said = card?.answered(change.status);
+        this.addNote('interrupt', card ? `“${card.message}” ${said}` : `Interrupt ${change.status}.`, { render: !card });
         break;
       }
       case 'turn_started':
@@ -294,7 +296,7 @@ export class ThreadView {
     if (reason === 'round_limit') {
       this.addNote(
         'round_limit',
-        `Stopped at the round cap: the agent was still calling tools after ${this.maxRounds} follow-up rounds, so the runtime closed the open calls with an error. (${message ?? 'round limit reached'})`,
+        `Stopped at the round cap: the agent was still calling tools after ${this.maxRounds} follow-up rounds, so the runtime ended the turn and answered the open calls with an error.`,
       );
     } else if (reason === 'run_error' && !this.turnHadError) {
       this.addNote('run_error', `The run failed: ${message ?? 'unknown error'}`);

@@ -115,7 +115,7 @@ export function renderMap(host, content) {
         const el = document.createElement('div');
         el.className = 'map-popup';
         el.textContent = text;
-        lyr.bindPopup(el);
+        lyr.bindPopup(el, { minWidth: 200, maxWidth: 320 });
       },
     });
     state.markerCount = markers;
