@@ -60,7 +60,8 @@ void Compiler::run(const json& schema) {
   const Document& doc = documents_.emplace_back(Document{&schema, "", false});
   register_resource(std::string(kDefaultBase), schema, doc, "", "", "");
   index(schema, std::string(kDefaultBase), "", 0, doc, "");
-  const std::string& base = sites_.at(&schema).base;
+  const auto site = sites_.find(&schema);  // absent when the root is not a schema at all
+  const std::string base = site == sites_.end() ? std::string(kDefaultBase) : site->second.base;
   program_.root = compile(schema, base, "", 0, doc, "");
   while (!pending_.empty()) {
     const PendingRef ref = std::move(pending_.back());
@@ -172,7 +173,11 @@ Compiler::Target Compiler::resolve(const PendingRef& ref) {
   }
   const json* value = resource->value;
   std::string location = resource->location;
-  std::string base = sites_.at(value).base;
+  auto site_base = [this](const json* at, std::string fallback) {
+    const auto found = sites_.find(at);
+    return found == sites_.end() ? fallback : found->second.base;
+  };
+  std::string base = site_base(value, std::string(kDefaultBase));
   if (fragment && !fragment->empty() && fragment->front() != '/') {
     const auto anchor = resources_.find(resolved);
     if (anchor == resources_.end()) {
@@ -182,7 +187,7 @@ Compiler::Target Compiler::resolve(const PendingRef& ref) {
     }
     value = anchor->second.value;
     location = anchor->second.location;
-    base = sites_.at(value).base;
+    base = site_base(value, base);
   } else if (fragment && !fragment->empty()) {
     const auto pointer = percent_decode(*fragment);
     if (!pointer) fail("$ref", ref.path, "$ref '" + ref.text + "' has a malformed %-escape");

@@ -3,17 +3,18 @@
 // RegExp (the engine the browser can lend instead) is listed in
 // json_schema.hpp and pinned by tests in tests/native/json_schema_test.cpp.
 //
-// Stack safety: libstdc++'s default executor recurses once or more per subject
-// character (a 100k-character string against "^a*$" overflows an 8 MB stack).
-// With libstdc++ we therefore also compile each pattern for its polynomial
-// (breadth-first) executor, whose recursion depends on the pattern only, and
-// use it for subjects longer than a few hundred bytes. That executor cannot run
-// back-references, so patterns with them refuse subjects longer than
-// kBackrefSubjectLimit. libc++ (the wasm build) matches iteratively and throws
-// error_complexity on runaway backtracking; both become validation issues.
+// Stack and time safety: libstdc++'s default (depth-first) executor recurses
+// once or more per subject character (a 100k-character string against "^a*$"
+// overflows an 8 MB stack) and backtracks exponentially ("^(a+)+$" against 30
+// a's and a b). With libstdc++ we therefore compile each pattern for its
+// polynomial (breadth-first) executor, whose recursion depends on the pattern
+// only; it is 2-4x slower on short strings and still well under a microsecond.
+// That executor cannot run back-references, so patterns with them use the
+// depth-first one and refuse subjects longer than kBackrefSubjectLimit. libc++
+// (the wasm build) matches iteratively and throws error_complexity on runaway
+// backtracking. Refusals become validation issues, never matches.
 #include <cstddef>
 #include <memory>
-#include <optional>
 #include <regex>
 #include <stdexcept>
 #include <string>
@@ -27,15 +28,12 @@ namespace {
 constexpr std::size_t kMaxPatternBytes = 16 * 1024;
 constexpr std::size_t kMaxGroupNesting = 64;
 #ifdef __GLIBCXX__
-constexpr std::size_t kRecursiveSubjectLimit = 256;  // DFS executor below this
-constexpr std::size_t kBackrefSubjectLimit = 1000;   // DFS only: no polynomial executor
+constexpr std::size_t kBackrefSubjectLimit = 1000;  // depth-first executor only
 #endif
 
 struct StdPattern {
   std::regex regex;
-#ifdef __GLIBCXX__
-  std::optional<std::regex> linear;  // the polynomial executor; absent with back-references
-#endif
+  bool backreference = false;
 };
 
 struct Scan {
@@ -103,13 +101,13 @@ class StdRegexEngine final : public RegexEngine {
     if (!found.unsupported.empty()) return found.unsupported + " by the default regex engine";
     try {
       auto compiled = std::make_shared<StdPattern>();
-      const auto flags = found.backreference ? std::regex::ECMAScript
-                                             : std::regex::ECMAScript | std::regex::nosubs;
-      compiled->regex = std::regex(pattern, flags);
+      auto flags = found.backreference ? std::regex::ECMAScript
+                                       : std::regex::ECMAScript | std::regex::nosubs;
 #ifdef __GLIBCXX__
-      if (!found.backreference)
-        compiled->linear.emplace(pattern, flags | std::regex_constants::__polynomial);
+      if (!found.backreference) flags |= std::regex_constants::__polynomial;
 #endif
+      compiled->regex = std::regex(pattern, flags);
+      compiled->backreference = found.backreference;
       return std::shared_ptr<const void>(std::move(compiled));
     } catch (const std::regex_error& e) {
       return std::string(e.what());
@@ -124,14 +122,10 @@ class StdRegexEngine final : public RegexEngine {
     }
     try {
 #ifdef __GLIBCXX__
-      if (subject.size() > kRecursiveSubjectLimit) {
-        if (compiled.linear) return std::regex_search(subject, *compiled.linear);
-        if (subject.size() > kBackrefSubjectLimit) {
-          throw std::length_error(
-              "the default regex engine checks patterns with back-references only on strings up "
-              "to " +
-              std::to_string(kBackrefSubjectLimit) + " bytes");
-        }
+      if (compiled.backreference && subject.size() > kBackrefSubjectLimit) {
+        throw std::length_error(
+            "the default regex engine checks patterns with back-references only on strings up to " +
+            std::to_string(kBackrefSubjectLimit) + " bytes");
       }
 #endif
       return std::regex_search(subject, compiled.regex);

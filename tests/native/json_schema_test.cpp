@@ -1,0 +1,714 @@
+// Unit tests of the JSON Schema validator: each keyword with its message and
+// paths, compile errors (keyword and schema path of each kind), references,
+// limits, 2020-12 spellings, and the cases where the default regex engine
+// (std::regex) differs from JavaScript's RegExp. The same file runs natively and
+// in wasm (libc++); where the two C++ libraries differ the test says so.
+#include "json_schema.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using agui::CompiledSchema;
+using agui::SchemaCompileError;
+using agui::SchemaIssue;
+using agui::SchemaOptions;
+using nlohmann::json;
+
+std::shared_ptr<const CompiledSchema> compiled(const json& schema,
+                                               const SchemaOptions& options = {}) {
+  auto result = CompiledSchema::compile(schema, options);
+  if (const auto* error = std::get_if<SchemaCompileError>(&result)) {
+    ADD_FAILURE() << "does not compile: " << error->keyword << " at '" << error->schema_path
+                  << "': " << error->message;
+    return nullptr;
+  }
+  return std::get<std::shared_ptr<const CompiledSchema>>(result);
+}
+
+SchemaCompileError compile_error(const json& schema, const SchemaOptions& options = {}) {
+  auto result = CompiledSchema::compile(schema, options);
+  if (const auto* error = std::get_if<SchemaCompileError>(&result)) return *error;
+  ADD_FAILURE() << "compiled, but should not have: " << schema.dump();
+  return {};
+}
+
+// validate() and is_valid() must always agree.
+std::vector<SchemaIssue> issues(const json& schema, const json& instance,
+                                const SchemaOptions& options = {}) {
+  const auto s = compiled(schema, options);
+  if (!s) return {SchemaIssue{"", "", "schema did not compile"}};
+  auto found = s->validate(instance);
+  EXPECT_EQ(found.empty(), s->is_valid(instance))
+      << "validate and is_valid disagree on " << instance.dump();
+  return found;
+}
+
+bool valid(const json& schema, const json& instance) { return issues(schema, instance).empty(); }
+
+// The only issue, checked field by field.
+void expect_issue(const json& schema, const json& instance, const std::string& instance_path,
+                  const std::string& schema_path, const std::string& message) {
+  const auto found = issues(schema, instance);
+  ASSERT_EQ(found.size(), 1u) << instance.dump() << (found.empty() ? "" : ": " + found[0].message);
+  EXPECT_EQ(found[0].instance_path, instance_path);
+  EXPECT_EQ(found[0].schema_path, schema_path);
+  EXPECT_EQ(found[0].message, message);
+}
+
+void expect_compile_error(const json& schema, const std::string& keyword,
+                          const std::string& schema_path, const std::string& message_part) {
+  const auto error = compile_error(schema);
+  EXPECT_EQ(error.keyword, keyword) << schema.dump();
+  EXPECT_EQ(error.schema_path, schema_path) << schema.dump();
+  EXPECT_NE(error.message.find(message_part), std::string::npos) << error.message;
+}
+
+// ---- type, enum, const ----------------------------------------------------
+
+TEST(JsonSchemaType, NamesExpectedAndActual) {
+  expect_issue({{"type", "string"}}, 5, "", "/type", "expected string, got number");
+  expect_issue({{"type", {"string", "null"}}}, true, "", "/type",
+               "expected string or null, got boolean");
+  expect_issue({{"type", "object"}}, json::array(), "", "/type", "expected object, got array");
+}
+
+TEST(JsonSchemaType, IntegerAcceptsWholeFloats) {
+  const json schema = {{"type", "integer"}};
+  EXPECT_TRUE(valid(schema, 1.0));  // a float with no fraction is an integer
+  EXPECT_TRUE(valid(schema, -7));
+  EXPECT_TRUE(valid(schema, 18446744073709551615ULL));
+  expect_issue(schema, 1.5, "", "/type", "expected integer, got number");
+  EXPECT_TRUE(valid({{"type", "number"}}, 3));
+}
+
+TEST(JsonSchemaEnum, ListsTheAllowedValues) {
+  expect_issue({{"enum", {"a", "b"}}}, "c", "", "/enum", R"(must be one of: "a", "b")");
+  EXPECT_TRUE(valid({{"enum", {1, "x", nullptr}}}, 1.0));  // 1 == 1.0
+  EXPECT_TRUE(valid({{"enum", {json::object({{"a", 1}})}}}, {{"a", 1.0}}));
+  EXPECT_FALSE(valid({{"enum", json::array()}}, 1));
+}
+
+TEST(JsonSchemaConst, UsesJsonEquality) {
+  const json schema = {{"const", {{"unit", "metric"}, {"n", 1}}}};
+  EXPECT_TRUE(valid(schema, {{"n", 1.0}, {"unit", "metric"}}));
+  expect_issue(schema, {{"n", 2}, {"unit", "metric"}}, "", "/const",
+               R"(must be {"n":1,"unit":"metric"})");
+  EXPECT_FALSE(valid({{"const", false}}, 0));
+  EXPECT_FALSE(valid({{"const", nullptr}}, 0));
+}
+
+// ---- strings ------------------------------------------------------------------
+
+TEST(JsonSchemaString, LengthsInCodePoints) {
+  const json schema = {{"properties", {{"name", {{"minLength", 3}, {"maxLength", 4}}}}}};
+  expect_issue(schema, {{"name", "a"}}, "/name", "/properties/name/minLength",
+               "must be at least 3 characters, got 1");
+  expect_issue(schema, {{"name", "abcde"}}, "/name", "/properties/name/maxLength",
+               "must be at most 4 characters, got 5");
+  EXPECT_TRUE(valid(
+      schema, {{"name", "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80"}}));  // é€😀: 3 code points, 9 bytes
+  EXPECT_FALSE(valid({{"maxLength", 2}}, "\xC3\xA9\xC3\xA9\xC3\xA9"));  // 3 code points
+  expect_issue({{"minLength", 1}}, "", "", "/minLength", "must be at least 1 character, got 0");
+  EXPECT_TRUE(valid({{"minLength", 5}}, 12345));  // only strings are measured
+}
+
+TEST(JsonSchemaString, Pattern) {
+  const json schema = {{"pattern", "^[a-z]+$"}};
+  EXPECT_TRUE(valid(schema, "abc"));
+  expect_issue(schema, "ab1", "", "/pattern", "must match pattern '^[a-z]+$'");
+  EXPECT_TRUE(valid({{"pattern", "b"}}, "abc"));  // unanchored search
+}
+
+TEST(JsonSchemaString, FormatIsAnAnnotation) {
+  EXPECT_TRUE(valid({{"format", "email"}}, "not an email"));
+  EXPECT_TRUE(valid({{"format", "date-time"}}, "yesterday"));
+  EXPECT_TRUE(valid({{"format", "made-up-format"}}, "x"));
+}
+
+// ---- numbers ------------------------------------------------------------------
+
+TEST(JsonSchemaNumber, Bounds) {
+  expect_issue({{"minimum", 5}}, 3, "", "/minimum", "must be >= 5, got 3");
+  expect_issue({{"maximum", 2.5}}, 3, "", "/maximum", "must be <= 2.5, got 3");
+  expect_issue({{"exclusiveMinimum", 0}}, 0, "", "/exclusiveMinimum", "must be > 0, got 0");
+  expect_issue({{"exclusiveMaximum", 10}}, 10.0, "", "/exclusiveMaximum", "must be < 10, got 10.0");
+  EXPECT_TRUE(valid({{"minimum", 5}, {"maximum", 5}}, 5.0));
+  EXPECT_TRUE(valid({{"minimum", 5}}, "3"));  // only numbers are compared
+}
+
+TEST(JsonSchemaNumber, ComparesIntegersExactly) {
+  // 2^53 + 1 rounds to 2^53 as a double; the comparison must not.
+  EXPECT_FALSE(valid({{"maximum", 9007199254740992LL}}, 9007199254740993LL));
+  EXPECT_FALSE(valid({{"maximum", 9007199254740992.0}}, 9007199254740993LL));
+  EXPECT_TRUE(valid({{"minimum", -1}}, 18446744073709551615ULL));
+  EXPECT_FALSE(valid({{"maximum", -1}}, 18446744073709551615ULL));
+  EXPECT_TRUE(valid({{"exclusiveMaximum", 1.5}}, 1));
+}
+
+TEST(JsonSchemaNumber, MultipleOfWithFloatingPointCare) {
+  EXPECT_TRUE(valid({{"multipleOf", 0.0001}}, 0.0075));  // 74.99999999999999 as a double quotient
+  EXPECT_FALSE(valid({{"multipleOf", 0.0001}}, 0.00751));
+  EXPECT_TRUE(valid({{"multipleOf", 0.1}}, 0.3));
+  EXPECT_TRUE(valid({{"multipleOf", 0.1}}, 10));
+  EXPECT_TRUE(valid({{"multipleOf", 0.01}}, 19.99));
+  EXPECT_TRUE(valid({{"multipleOf", 1.5}}, 4.5));
+  EXPECT_FALSE(valid({{"multipleOf", 1.5}}, 35));
+  EXPECT_TRUE(valid({{"multipleOf", 3}}, -9));
+  EXPECT_TRUE(valid({{"multipleOf", 3}}, 9007199254740993LL));  // exact integer arithmetic
+  EXPECT_FALSE(valid({{"multipleOf", 2}}, 9007199254740993LL));
+  EXPECT_FALSE(valid({{"multipleOf", 0.123456789}}, 1e308));  // the quotient overflows
+  EXPECT_FALSE(valid({{"multipleOf", 1}}, 1e-10));
+  expect_issue({{"multipleOf", 2}}, 7, "", "/multipleOf", "must be a multiple of 2, got 7");
+}
+
+// ---- arrays -------------------------------------------------------------------
+
+TEST(JsonSchemaArray, ItemsAndTuples) {
+  expect_issue({{"items", {{"type", "integer"}}}}, {1, "x", 3}, "/1", "/items/type",
+               "expected integer, got string");
+  const json tuple = {{"items", {{{"type", "string"}}, {{"type", "number"}}}},
+                      {"additionalItems", false}};
+  EXPECT_TRUE(valid(tuple, {"a", 1}));
+  EXPECT_TRUE(valid(tuple, {"a"}));
+  expect_issue(tuple, {"a", 1, 2}, "", "/additionalItems", "must have at most 2 items, got 3");
+  expect_issue({{"items", {{{"type", "string"}}}}, {"additionalItems", {{"type", "boolean"}}}},
+               {"a", true, 3}, "/2", "/additionalItems/type", "expected boolean, got number");
+  // additionalItems does nothing without an items array.
+  EXPECT_TRUE(valid({{"additionalItems", false}}, {1, 2}));
+}
+
+TEST(JsonSchemaArray, PrefixItems2020) {
+  const json schema = {{"prefixItems", {{{"type", "string"}}, {{"type", "number"}}}},
+                       {"items", false}};
+  EXPECT_TRUE(valid(schema, {"a", 1}));
+  expect_issue(schema, {"a", 1, true}, "", "/items", "must have at most 2 items, got 3");
+  expect_issue({{"prefixItems", {{{"type", "string"}}}}, {"items", {{"type", "number"}}}},
+               {"a", 1, "b"}, "/2", "/items/type", "expected number, got string");
+}
+
+TEST(JsonSchemaArray, CountsContainsAndUniqueness) {
+  expect_issue({{"minItems", 2}}, {1}, "", "/minItems", "must have at least 2 items, got 1");
+  expect_issue({{"maxItems", 1}}, {1, 2}, "", "/maxItems", "must have at most 1 item, got 2");
+  expect_issue({{"contains", {{"const", 5}}}}, {1, 2}, "", "/contains",
+               "must contain at least one item that matches the 'contains' schema");
+  EXPECT_TRUE(valid({{"contains", {{"const", 5}}}}, {1, 5}));
+  expect_issue({{"uniqueItems", true}}, {1, 2, 1.0}, "", "/uniqueItems",
+               "must not contain duplicate items (items 0 and 2 are equal)");
+  EXPECT_FALSE(valid({{"uniqueItems", true}}, {{{"a", 1}}, {{"a", 1.0}}}));
+  EXPECT_TRUE(
+      valid({{"uniqueItems", true}}, {1, true, "1", nullptr, json::array(), json::object()}));
+  json many = json::array();
+  for (int i = 0; i < 20000; ++i) many.push_back(i);
+  EXPECT_TRUE(valid({{"uniqueItems", true}}, many));  // hashed: linear, not quadratic
+  many.push_back(19999.0);
+  EXPECT_FALSE(valid({{"uniqueItems", true}}, many));
+}
+
+// ---- objects ------------------------------------------------------------------
+
+TEST(JsonSchemaObject, RequiredAndAdditional) {
+  const json schema = {
+      {"type", "object"},
+      {"properties", {{"city", {{"type", "string"}}}, {"units", {{"enum", {"c", "f"}}}}}},
+      {"required", {"city", "units"}},
+      {"additionalProperties", false}};
+  EXPECT_TRUE(valid(schema, {{"city", "Oslo"}, {"units", "c"}}));
+  expect_issue(schema, {{"units", "c"}}, "", "/required", "missing required property 'city'");
+  expect_issue(schema, {{"city", "Oslo"}, {"units", "c"}, {"foo", 1}}, "/foo",
+               "/additionalProperties", "property 'foo' is not allowed");
+  // Every issue is reported, in a stable order.
+  const auto found = issues(schema, {{"city", 3}, {"units", "k"}, {"zzz", 0}});
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0].instance_path, "/city");
+  EXPECT_EQ(found[1].instance_path, "/units");
+  EXPECT_EQ(found[2].message, "property 'zzz' is not allowed");
+  const auto missing = issues(schema, json::object());
+  ASSERT_EQ(missing.size(), 2u);
+  EXPECT_EQ(missing[1].message, "missing required property 'units'");
+}
+
+TEST(JsonSchemaObject, PatternPropertiesAndNames) {
+  const json schema = {{"patternProperties", {{"^x-", {{"type", "string"}}}}},
+                       {"additionalProperties", false}};
+  EXPECT_TRUE(valid(schema, {{"x-a", "s"}}));
+  expect_issue(schema, {{"x-a", "s"}, {"b", 1}}, "/b", "/additionalProperties",
+               "property 'b' is not allowed");
+  expect_issue(schema, {{"x-a", 1}}, "/x-a", "/patternProperties/^x-/type",
+               "expected string, got number");
+  expect_issue({{"propertyNames", {{"pattern", "^[a-z]+$"}}}}, {{"Foo", 1}}, "/Foo",
+               "/propertyNames/pattern",
+               "invalid property name 'Foo': must match pattern '^[a-z]+$'");
+  expect_issue({{"propertyNames", false}}, {{"a", 1}}, "/a", "/propertyNames",
+               "property 'a' is not allowed");
+  expect_issue({{"minProperties", 1}}, json::object(), "", "/minProperties",
+               "must have at least 1 property, got 0");
+  expect_issue({{"maxProperties", 1}}, {{"a", 1}, {"b", 2}}, "", "/maxProperties",
+               "must have at most 1 property, got 2");
+}
+
+TEST(JsonSchemaObject, Dependencies) {
+  expect_issue({{"dependencies", {{"card", {"billing"}}}}}, {{"card", 1}}, "", "/dependencies/card",
+               "property 'billing' is required when property 'card' is present");
+  EXPECT_TRUE(valid({{"dependencies", {{"card", {"billing"}}}}}, {{"billing", 1}}));
+  expect_issue({{"dependencies", {{"card", {{"required", {"cvv"}}}}}}}, {{"card", 1}}, "",
+               "/dependencies/card/required", "missing required property 'cvv'");
+  // 2020-12 spellings.
+  expect_issue({{"dependentRequired", {{"card", {"billing"}}}}}, {{"card", 1}}, "",
+               "/dependentRequired/card",
+               "property 'billing' is required when property 'card' is present");
+  expect_issue({{"dependentSchemas", {{"card", {{"maxProperties", 1}}}}}}, {{"card", 1}, {"x", 2}},
+               "", "/dependentSchemas/card/maxProperties", "must have at most 1 property, got 2");
+}
+
+TEST(JsonSchemaObject, PointerEscapingAndLimits) {
+  expect_issue({{"properties", {{"a/b~c", {{"type", "string"}}}}}}, {{"a/b~c", 1}}, "/a~1b~0c",
+               "/properties/a~1b~0c/type", "expected string, got number");
+  const auto s = compiled({{"additionalProperties", false}});
+  json many = json::object();
+  for (int i = 0; i < 10; ++i) many["k" + std::to_string(i)] = i;
+  EXPECT_EQ(s->validate(many).size(), 10u);
+  EXPECT_EQ(s->validate(many, 3).size(), 3u);
+  EXPECT_EQ(s->validate(many, 0).size(), 1u);  // at least one: empty always means valid
+}
+
+// ---- applicators ----------------------------------------------------------
+
+TEST(JsonSchemaApplicators, AnyOfOneOfGiveOneClearIssue) {
+  expect_issue(
+      {{"anyOf", {{{"type", "string"}}, {{"type", "null"}}}}}, 3, "", "/anyOf",
+      "must match at least one of the 2 schemas in anyOf: expected string or null, got number");
+  expect_issue({{"oneOf", {{{"type", "integer"}}, {{"type", "string"}}}}}, 1.5, "", "/oneOf",
+               "must match exactly one of the 2 schemas in oneOf, matched 0: expected integer or "
+               "string, got number");
+  expect_issue({{"oneOf", {{{"type", "integer"}}, {{"minimum", 0}}}}}, 5, "", "/oneOf",
+               "must match exactly one of the 2 schemas in oneOf, matched 2 (oneOf/0 and oneOf/1)");
+  expect_issue({{"anyOf", {{{"minimum", 10}}, {{"maximum", 0}}}}}, 5, "", "/anyOf",
+               "must match at least one of the 2 schemas in anyOf");  // a tie: no branch is closest
+}
+
+TEST(JsonSchemaApplicators, ClosestBranchOfADiscriminatedUnion) {
+  auto shape = [](const char* kind, const char* field) {
+    return json{{"type", "object"},
+                {"properties", {{"kind", {{"const", kind}}}, {field, {{"type", "number"}}}}},
+                {"required", {"kind", field}}};
+  };
+  const json schema = {{"oneOf", {shape("circle", "r"), shape("square", "side")}}};
+  EXPECT_TRUE(valid(schema, {{"kind", "circle"}, {"r", 2}}));
+  const auto found = issues(schema, {{"kind", "circle"}, {"r", "big"}});
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].schema_path, "/oneOf");
+  EXPECT_EQ(found[0].message,
+            "must match exactly one of the 2 schemas in oneOf, matched 0; the closest is oneOf/0, "
+            "which fails with the issues that follow");
+  EXPECT_EQ(found[1].instance_path, "/r");
+  EXPECT_EQ(found[1].schema_path, "/oneOf/0/properties/r/type");
+  EXPECT_EQ(found[1].message, "expected number, got string");
+}
+
+TEST(JsonSchemaApplicators, AllOfNotIfThenElse) {
+  const auto found = issues({{"allOf", {{{"minimum", 1}}, {{"multipleOf", 2}}}}}, -1);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].schema_path, "/allOf/0/minimum");
+  EXPECT_EQ(found[1].schema_path, "/allOf/1/multipleOf");
+  expect_issue({{"not", {{"type", "string"}}}}, "x", "", "/not",
+               "must not match the schema in 'not'");
+  const json conditional = {{"if", {{"properties", {{"country", {{"const", "US"}}}}}}},
+                            {"then", {{"required", {"zip"}}}},
+                            {"else", {{"required", {"postcode"}}}}};
+  expect_issue(conditional, {{"country", "US"}}, "", "/then/required",
+               "missing required property 'zip'");
+  expect_issue(conditional, {{"country", "NO"}}, "", "/else/required",
+               "missing required property 'postcode'");
+  EXPECT_TRUE(valid({{"then", false}}, 1));  // then without if does nothing
+}
+
+// ---- boolean schemas ------------------------------------------------------
+
+TEST(JsonSchemaBoolean, TrueAndFalseAnywhere) {
+  EXPECT_TRUE(valid(true, {{"anything", {1, 2}}}));
+  expect_issue(false, 1, "", "", "no value is allowed here (the schema is false)");
+  expect_issue({{"properties", {{"a", false}}}}, {{"a", 1}}, "/a", "/properties/a",
+               "property 'a' is not allowed");
+  expect_issue({{"items", false}}, {1}, "", "/items", "must have at most 0 items, got 1");
+  expect_issue({{"items", {true, false}}}, {1, 2}, "/1", "/items/1", "item 1 is not allowed");
+  EXPECT_FALSE(valid({{"allOf", {true, false}}}, 1));
+  EXPECT_TRUE(valid({{"anyOf", {false, true}}}, 1));
+  EXPECT_TRUE(valid({{"not", false}}, 1));
+}
+
+// ---- references -----------------------------------------------------------
+
+TEST(JsonSchemaRef, DefinitionsDefsAndPointers) {
+  expect_issue({{"$defs", {{"pos", {{"type", "integer"}, {"minimum", 1}}}}},
+                {"properties", {{"n", {{"$ref", "#/$defs/pos"}}}}}},
+               {{"n", 0}}, "/n", "/$defs/pos/minimum", "must be >= 1, got 0");
+  EXPECT_FALSE(valid(
+      {{"definitions", {{"s", {{"type", "string"}}}}}, {"items", {{"$ref", "#/definitions/s"}}}},
+      {"a", 1}));
+  const json pointer = {
+      {"properties", {{"foo", {{"type", "integer"}}}, {"bar", {{"$ref", "#/properties/foo"}}}}}};
+  EXPECT_FALSE(valid(pointer, {{"bar", "x"}}));
+  const json escaped = {
+      {"definitions", {{"a/b", {{"type", "integer"}}}, {"c%d", {{"type", "string"}}}}},
+      {"properties",
+       {{"x", {{"$ref", "#/definitions/a~1b"}}}, {"y", {{"$ref", "#/definitions/c%25d"}}}}}};
+  EXPECT_TRUE(valid(escaped, {{"x", 1}, {"y", "s"}}));
+  EXPECT_FALSE(valid(escaped, {{"x", "1"}}));
+  EXPECT_FALSE(valid(escaped, {{"y", 1}}));
+  // Sibling keywords of $ref are ignored in draft 7.
+  EXPECT_TRUE(valid({{"definitions", {{"s", {{"type", "string"}}}}},
+                     {"properties", {{"a", {{"$ref", "#/definitions/s"}, {"maxLength", 1}}}}}},
+                    {{"a", "long"}}));
+  // An enum value that looks like a reference is a value.
+  EXPECT_TRUE(valid({{"enum", {{{"$ref", "#/nowhere"}}}}}, {{"$ref", "#/nowhere"}}));
+}
+
+TEST(JsonSchemaRef, IdsAndBaseUris) {
+  const json plain_name = {{"$id", "http://example.com/root.json"},
+                           {"definitions", {{"A", {{"$id", "#foo"}, {"type", "integer"}}}}},
+                           {"properties", {{"a", {{"$ref", "#foo"}}}}}};
+  EXPECT_TRUE(valid(plain_name, {{"a", 1}}));
+  EXPECT_FALSE(valid(plain_name, {{"a", "x"}}));
+  const json relative = {{"$id", "http://example.com/schemas/root.json"},
+                         {"definitions", {{"B", {{"$id", "types/b.json"}, {"type", "string"}}}}},
+                         {"properties",
+                          {{"b", {{"$ref", "types/b.json"}}},
+                           {"c", {{"$ref", "http://example.com/schemas/types/b.json"}}}}}};
+  EXPECT_TRUE(valid(relative, {{"b", "x"}, {"c", "y"}}));
+  EXPECT_FALSE(valid(relative, {{"c", 1}}));
+  // A $ref beside an $id resolves against the parent's base: draft 7 ignores that $id.
+  const json sibling_id = {
+      {"$id", "http://localhost:1234/sibling_id/base/"},
+      {"definitions",
+       {{"foo", {{"$id", "http://localhost:1234/sibling_id/foo.json"}, {"type", "string"}}},
+        {"base_foo", {{"$id", "foo.json"}, {"type", "number"}}}}},
+      {"allOf", {{{"$id", "http://localhost:1234/sibling_id/"}, {"$ref", "foo.json"}}}}};
+  EXPECT_TRUE(valid(sibling_id, 5));
+  EXPECT_FALSE(valid(sibling_id, "a"));
+  const json urn = {
+      {"$id", "urn:uuid:deadbeef-1234-ffff-ffff-4321feebdaed"},
+      {"minimum", 30},
+      {"properties", {{"foo", {{"$ref", "urn:uuid:deadbeef-1234-ffff-ffff-4321feebdaed"}}}}}};
+  EXPECT_TRUE(valid(urn, {{"foo", 37}}));
+  EXPECT_FALSE(valid(urn, {{"foo", 12}}));
+  const json anchor2020 = {{"$defs", {{"n", {{"$anchor", "num"}, {"type", "number"}}}}},
+                           {"$ref", "#num"}};
+  EXPECT_FALSE(valid(anchor2020, "x"));
+  const json quote = {{"properties", {{"foo\"bar", {{"$ref", "#/definitions/foo%22bar"}}}}},
+                      {"definitions", {{"foo\"bar", {{"type", "number"}}}}}};
+  EXPECT_FALSE(valid(quote, {{"foo\"bar", "1"}}));
+  const json nearest_parent = {
+      {"$id", "http://example.com/a.json"},
+      {"definitions",
+       {{"x",
+         {{"$id", "http://example.com/b/c.json"},
+          {"not", {{"definitions", {{"y", {{"$id", "d.json"}, {"type", "number"}}}}}}}}}}},
+      {"allOf", {{{"$ref", "http://example.com/b/d.json"}}}}};
+  EXPECT_TRUE(valid(nearest_parent, 1));
+  EXPECT_FALSE(valid(nearest_parent, "a"));
+}
+
+TEST(JsonSchemaRef, RecursiveSchemas) {
+  const json tree = {{"type", "object"},
+                     {"properties",
+                      {{"value", {{"type", "number"}}},
+                       {"children", {{"type", "array"}, {"items", {{"$ref", "#"}}}}}}},
+                     {"required", {"value"}}};
+  const json good = {
+      {"value", 1}, {"children", {{{"value", 2}}, {{"value", 3}, {"children", {{{"value", 4}}}}}}}};
+  EXPECT_TRUE(valid(tree, good));
+  json bad = good;
+  bad["children"][1]["children"][0]["value"] = "four";
+  expect_issue(tree, bad, "/children/1/children/0/value", "/properties/value/type",
+               "expected number, got string");
+}
+
+TEST(JsonSchemaRef, BuiltInDraft7Metaschema) {
+  const json schema = {{"$ref", "http://json-schema.org/draft-07/schema#"}};
+  EXPECT_TRUE(valid(schema, {{"type", "string"}, {"minLength", 2}}));
+  const auto found = issues(schema, {{"type", 1}});
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found[0].instance_path, "/type");
+}
+
+// ---- compile errors: the keyword and its JSON Pointer -------------------------
+
+TEST(JsonSchemaCompileError, WrongKeywordValues) {
+  expect_compile_error({{"minLength", -1}}, "minLength", "/minLength",
+                       "minLength must be a non-negative integer, got number -1");
+  expect_compile_error({{"properties", {{"a", {{"type", 3}}}}}}, "type", "/properties/a/type",
+                       "type must be a type name or an array of type names");
+  expect_compile_error({{"type", "strin"}}, "type", "/type", "type 'strin' is not one of");
+  expect_compile_error({{"required", "x"}}, "required", "/required", "required must be an array");
+  expect_compile_error({{"required", {"a", 1}}}, "required", "/required",
+                       "must contain only strings");
+  expect_compile_error({{"items", 3}}, "items", "/items",
+                       "a schema must be an object or a boolean, got number 3");
+  expect_compile_error({{"maxItems", 1.5}}, "maxItems", "/maxItems", "non-negative integer");
+  expect_compile_error({{"multipleOf", 0}}, "multipleOf", "/multipleOf", "greater than 0");
+  expect_compile_error({{"exclusiveMinimum", true}}, "exclusiveMinimum", "/exclusiveMinimum",
+                       "draft 4 boolean form");
+  expect_compile_error({{"anyOf", json::array()}}, "anyOf", "/anyOf", "non-empty array");
+  expect_compile_error({{"enum", 3}}, "enum", "/enum", "enum must be an array");
+  expect_compile_error({{"uniqueItems", "yes"}}, "uniqueItems", "/uniqueItems",
+                       "must be a boolean");
+  expect_compile_error({{"dependencies", {{"a", 3}}}}, "dependencies", "/dependencies/a",
+                       "array of property names or a schema");
+  expect_compile_error({{"properties", {{"a", {{"$ref", 5}}}}}}, "$ref", "/properties/a/$ref",
+                       "must be a string");
+  expect_compile_error({{"prefixItems", {json::object()}}, {"items", {json::object()}}}, "items",
+                       "/items", "must be a schema when prefixItems is present");
+  expect_compile_error({{"definitions", {{"unused", {{"maxLength", "3"}}}}}}, "maxLength",
+                       "/definitions/unused/maxLength", "non-negative integer");
+  expect_compile_error("string", "", "", "a schema must be an object or a boolean, got string");
+}
+
+TEST(JsonSchemaCompileError, InvalidRegexesNameThePattern) {
+  expect_compile_error({{"pattern", "(a"}}, "pattern", "/pattern",
+                       "pattern '(a' is not a valid regular expression");
+  expect_compile_error({{"patternProperties", {{"[a", json::object()}}}}, "patternProperties",
+                       "/patternProperties/[a", "pattern '[a'");
+  expect_compile_error({{"pattern", 5}}, "pattern", "/pattern", "pattern must be a string");
+}
+
+TEST(JsonSchemaCompileError, References) {
+  expect_compile_error({{"$ref", "#/definitions/missing"}}, "$ref", "/$ref",
+                       "$ref '#/definitions/missing' resolves nowhere");
+  expect_compile_error({{"properties", {{"a", {{"$ref", "#nope"}}}}}}, "$ref", "/properties/a/$ref",
+                       "no schema has $id '#nope'");
+  const auto remote =
+      compile_error({{"properties", {{"a", {{"$ref", "http://example.com/x.json"}}}}}});
+  EXPECT_EQ(remote.keyword, "$ref");
+  EXPECT_EQ(remote.schema_path, "/properties/a/$ref");
+  EXPECT_EQ(
+      remote.message,
+      "remote $ref 'http://example.com/x.json' is not supported (refs are resolved inside the "
+      "schema only)");
+  EXPECT_EQ(
+      compile_error({{"$ref", "other.json#/a"}}).message,
+      "remote $ref 'other.json#/a' is not supported (refs are resolved inside the schema only)");
+  expect_compile_error({{"definitions", {{"a", {{"$id", "#x"}}}, {"b", {{"$id", "#x"}}}}}}, "$id",
+                       "/definitions/b/$id", "names two schemas");
+}
+
+TEST(JsonSchemaCompileError, RefCyclesWithoutProgress) {
+  const auto root = compile_error({{"$ref", "#"}});
+  EXPECT_EQ(root.keyword, "$ref");
+  EXPECT_EQ(root.schema_path, "/$ref");
+  EXPECT_EQ(root.message, "$ref cycle: # -> #");
+  const auto pair =
+      compile_error({{"definitions",
+                      {{"a", {{"$ref", "#/definitions/b"}}}, {"b", {{"$ref", "#/definitions/a"}}}}},
+                     {"properties", {{"x", {{"$ref", "#/definitions/a"}}}}}});
+  EXPECT_EQ(pair.schema_path, "/definitions/b/$ref");
+  EXPECT_EQ(pair.message, "$ref cycle: #/definitions/a -> #/definitions/b -> #/definitions/a");
+  EXPECT_EQ(compile_error({{"allOf", {{{"$ref", "#"}}}}}).message,
+            "$ref cycle: # -> #/allOf/0 -> #");
+  // Recursion through a keyword that descends into the instance is fine.
+  EXPECT_TRUE(compiled({{"properties", {{"next", {{"$ref", "#"}}}}}}));
+}
+
+TEST(JsonSchemaCompile, IgnoresUnknownAndExtensionKeywords) {
+  const json schema = {{"type", "string"},
+                       {"x-ui", {{"type", 3}, {"minLength", -1}}},
+                       {"frobnicate", {1, 2}},
+                       {"title", "City"},
+                       {"description", "where"},
+                       {"default", 7},
+                       {"examples", {1}},
+                       {"$comment", "ignored"},
+                       {"$schema", "http://json-schema.org/draft-07/schema#"}};
+  EXPECT_TRUE(valid(schema, "x"));
+  EXPECT_FALSE(valid(schema, 1));
+}
+
+// ---- limits ---------------------------------------------------------------
+
+json nested_schema(int levels) {
+  json schema = {{"type", "string"}};
+  for (int i = 0; i < levels; ++i) schema = json{{"properties", {{"a", std::move(schema)}}}};
+  return schema;
+}
+
+TEST(JsonSchemaLimits, SchemaDepth) {
+  EXPECT_TRUE(compiled(nested_schema(60)));
+  const auto error = compile_error(nested_schema(100));
+  EXPECT_EQ(error.keyword, "properties");
+  EXPECT_EQ(
+      error.message.rfind("schema nesting exceeds max depth 64 at /properties/a/properties/a/", 0),
+      0u)
+      << error.message;
+  SchemaOptions shallow;
+  shallow.max_depth = 3;
+  EXPECT_FALSE(std::holds_alternative<std::shared_ptr<const CompiledSchema>>(
+      CompiledSchema::compile(nested_schema(4), shallow)));
+}
+
+json nested_arrays(std::size_t levels) {
+  json value = json::array();
+  for (std::size_t i = 0; i < levels; ++i) {
+    json outer = json::array();
+    outer.push_back(std::move(value));
+    value = std::move(outer);
+  }
+  return value;
+}
+
+TEST(JsonSchemaLimits, InstanceDepthIsAnIssueNotACrash) {
+  const json recursive = {{"type", "array"}, {"items", {{"$ref", "#"}}}};
+  EXPECT_TRUE(valid(recursive, nested_arrays(60)));
+  const auto found = issues(recursive, nested_arrays(100));
+  ASSERT_EQ(found.size(), 1u);
+  std::string where;
+  for (int i = 0; i < 65; ++i) where += "/0";
+  EXPECT_EQ(found[0].instance_path, where);
+  EXPECT_EQ(found[0].message, "instance nesting exceeds max depth 64 at " + where);
+  const json deep = nested_arrays(100000);  // far past any stack, with every recursive keyword
+  for (const json& schema :
+       {recursive, json{{"uniqueItems", true}, {"items", {{"$ref", "#"}}}}, json{{"const", {1}}},
+        json{{"enum", {{1}}}}, json{{"contains", {{"$ref", "#"}}}}}) {
+    const auto s = compiled(schema);
+    EXPECT_FALSE(s->is_valid(deep)) << schema.dump();
+    EXPECT_FALSE(s->validate(deep).empty()) << schema.dump();
+  }
+  EXPECT_TRUE(valid({{"type", "array"}}, deep));  // nothing descends: nothing to refuse
+}
+
+// ---- regex engine: std::regex (ECMAScript grammar) against JavaScript ---------
+
+bool matches(const std::string& pattern, const std::string& subject) {
+  return valid({{"pattern", pattern}}, subject);
+}
+
+TEST(JsonSchemaRegex, DigitsAndWordsAreAsciiAsInJs) {
+  EXPECT_TRUE(matches("^\\d+$", "123"));
+  EXPECT_FALSE(matches("^\\d+$", "\xD9\xA1\xD9\xA2"));  // Arabic-Indic digits: JS \d is ASCII too
+  EXPECT_FALSE(matches("^\\w+$", "caf\xC3\xA9"));       // JS: also false, \w is [A-Za-z0-9_]
+}
+
+TEST(JsonSchemaRegex, AnchorsAndUnanchoredSearch) {
+  EXPECT_TRUE(matches("b", "abc"));        // search, not a full match (JS: same)
+  EXPECT_FALSE(matches("^b", "abc"));      // JS: same
+  EXPECT_FALSE(matches("^b", "a\nb"));     // ^ is the subject's start, no multiline (JS: same)
+  EXPECT_FALSE(matches("a$", "a\n"));      // JS: same
+  EXPECT_FALSE(matches("^a.c$", "a\nc"));  // . does not match a line feed (JS: same)
+}
+
+TEST(JsonSchemaRegex, UnicodeIsBytesInTheDefaultEngine) {
+  const std::string e_acute = "\xC3\xA9";  // é, two bytes in UTF-8
+  EXPECT_FALSE(matches("^.$", e_acute));   // JS (with or without u): true, one character
+  EXPECT_TRUE(matches("^..$", e_acute));   // JS: false
+  EXPECT_TRUE(matches("^caf\xC3\xA9$", "caf" + e_acute));  // literals match as in JS
+  EXPECT_FALSE(matches("^[\xC3\xA9]$", e_acute));          // a class of two bytes (JS: true)
+  EXPECT_FALSE(matches("\\u00e9", e_acute));               // the byte 0xE9 (JS: true)
+  EXPECT_FALSE(matches("^\\s$", "\xC2\xA0"));              // NBSP: JS \s matches it
+  EXPECT_TRUE(matches("^\\S+$",
+                      "a\xC2\xA0"
+                      "b"));  // JS: false
+}
+
+TEST(JsonSchemaRegex, UnsupportedSyntaxIsACompileErrorNamingThePattern) {
+  // JS with the u flag (ajv) supports all of these.
+  const auto property = compile_error({{"properties", {{"name", {{"pattern", "^\\p{L}+$"}}}}}});
+  EXPECT_EQ(property.keyword, "pattern");
+  EXPECT_EQ(property.schema_path, "/properties/name/pattern");
+  EXPECT_EQ(property.message,
+            "pattern '^\\p{L}+$' is not a valid regular expression: Unicode property escapes "
+            "(\\p{...}) are not supported by the default regex engine");
+  EXPECT_NE(compile_error({{"pattern", "(?<=a)b"}}).message.find("lookbehind"), std::string::npos);
+  EXPECT_NE(compile_error({{"pattern", "(?<year>\\d{4})"}}).message.find("named groups"),
+            std::string::npos);
+  EXPECT_NE(compile_error({{"pattern", "(a)\\k<x>"}}).message.find("named back-references"),
+            std::string::npos);
+  EXPECT_TRUE(matches("^(?!admin$)[a-z]+$", "alice"));  // lookahead is supported
+  EXPECT_FALSE(matches("^(?!admin$)[a-z]+$", "admin"));
+}
+
+TEST(JsonSchemaRegex, LongSubjectsDoNotCrash) {
+  // libstdc++'s depth-first executor would recurse per character here and
+  // overflow an 8 MB stack; we use its breadth-first one (libc++ is iterative).
+  const std::string long_a(100000, 'a');
+  EXPECT_TRUE(matches("^a*$", long_a));
+  EXPECT_TRUE(matches("^(a|b)*$", long_a));
+  const auto found = issues({{"pattern", "^a*$"}}, long_a + "b");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].message, "must match pattern '^a*$'");
+  // Over the engine's subject limit: an issue, not a match.
+  const auto over =
+      issues({{"pattern", "a"}}, std::string(agui::kDefaultRegexMaxSubjectBytes + 1, 'a'));
+  ASSERT_EQ(over.size(), 1u);
+  EXPECT_EQ(over[0].message.rfind("could not check pattern 'a': the string is longer than", 0), 0u);
+}
+
+TEST(JsonSchemaRegex, RunawayBacktrackingIsRefused) {
+  const std::string subject = std::string(30, 'a') + "b";
+  const auto found = issues({{"pattern", "^(a+)+$"}}, subject);  // 2^30 paths for a backtracker
+  ASSERT_EQ(found.size(), 1u);
+#ifdef _LIBCPP_VERSION
+  EXPECT_EQ(found[0].message,  // libc++ gives up (error_complexity)
+            "could not check pattern '^(a+)+$': the pattern is too complex to evaluate against "
+            "this string");
+#else
+  EXPECT_EQ(found[0].message, "must match pattern '^(a+)+$'");  // breadth-first: decided
+#endif
+}
+
+TEST(JsonSchemaRegex, BackReferences) {
+  EXPECT_TRUE(matches("^(ab)\\1$", "abab"));
+  const auto found = issues({{"pattern", "^(a)\\1*$"}}, std::string(5000, 'a'));
+#ifdef _LIBCPP_VERSION
+  EXPECT_TRUE(found.empty());  // libc++ matches iteratively
+#else
+  // libstdc++ runs back-references only depth-first, one frame per character.
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].message.find("back-references only on strings up to 1000 bytes"),
+            std::string::npos);
+#endif
+}
+
+// A host engine (the browser's RegExp, later) plugs in through RegexEngine.
+class PrefixEngine final : public agui::RegexEngine {
+ public:
+  mutable int searches = 0;
+  std::variant<std::shared_ptr<const void>, std::string> compile(
+      const std::string& pattern) const override {
+    if (pattern == "bad") return std::string("rejected by the host");
+    return std::shared_ptr<const void>(std::make_shared<std::string>(pattern));
+  }
+  bool search(const void* compiled, const std::string& subject) const override {
+    ++searches;
+    const auto& prefix = *static_cast<const std::string*>(compiled);
+    if (prefix == "throw") throw std::runtime_error("host failure");
+    return subject.rfind(prefix, 0) == 0;
+  }
+};
+
+TEST(JsonSchemaRegex, HostEngineIsUsedAndItsFailuresAreIssues) {
+  PrefixEngine engine;
+  SchemaOptions options;
+  options.regex = &engine;
+  EXPECT_TRUE(issues({{"pattern", "ab"}}, "abc", options).empty());
+  EXPECT_FALSE(issues({{"pattern", "ab"}}, "cab", options).empty());
+  EXPECT_EQ(engine.searches, 4);  // validate and is_valid, twice
+  const auto thrown = issues({{"pattern", "throw"}}, "x", options);
+  ASSERT_EQ(thrown.size(), 1u);
+  EXPECT_EQ(thrown[0].message, "could not check pattern 'throw': host failure");
+  auto error = CompiledSchema::compile({{"pattern", "bad"}}, options);
+  ASSERT_TRUE(std::holds_alternative<SchemaCompileError>(error));
+  EXPECT_EQ(std::get<SchemaCompileError>(error).message,
+            "pattern 'bad' is not a valid regular expression: rejected by the host");
+}
+
+TEST(JsonSchemaRobustness, OddInstancesNeverThrow) {
+  const auto s = compiled({{"type", "object"}, {"properties", {{"a", {{"minLength", 1}}}}}});
+  EXPECT_FALSE(s->is_valid(json::binary({1, 2, 3})));
+  EXPECT_FALSE(s->validate(json::binary({1, 2, 3})).empty());
+  EXPECT_TRUE(s->is_valid({{"a", json::binary({1})}}));
+  EXPECT_FALSE(s->is_valid(json(json::value_t::discarded)));
+}
+
+}  // namespace
