@@ -123,10 +123,6 @@ RoundDriver::Call* RoundDriver::find_call(std::string_view id) {
 // ---------------------------------------------------------------- turns
 
 json RoundDriver::send(const json& input) {
-  if (phase_ == Phase::kRunning) {
-    return refuse(ErrorCode::kInvalidState,
-                  "a run is in flight on thread '" + thread_.id() + "'; abort() it first");
-  }
   std::vector<json> incoming;
   if (input.is_string()) {
     incoming.push_back(json{{"role", "user"}, {"content", input}});
@@ -150,6 +146,14 @@ json RoundDriver::send(const json& input) {
   if (incoming.empty()) return refuse(ErrorCode::kInvalidArgument, "send(): no message to send");
 
   json step = json::object();
+  if (phase_ == Phase::kRunning) {
+    // A new message supersedes the run in flight: its stream is abandoned (later
+    // bytes for it are stale) and the calls it opened are closed.
+    close_unanswered_client_calls("cancelled: a new message was sent before this call could run");
+    changes_.push({{"kind", "turn_ended"},
+                   {"reason", "aborted"},
+                   {"message", "superseded by a new message"}});
+  }
   if (phase_ == Phase::kAwaiting) {
     // A new message while calls or interrupts are outstanding: close them first,
     // so the thread never keeps a call without an answer.

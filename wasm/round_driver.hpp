@@ -60,7 +60,9 @@ class RoundDriver {
       DriverOptions options = {});
 
   // Starts a turn with a user message (a string) or messages (an array of AG-UI
-  // messages; ids are added where missing).
+  // messages; ids are added where missing). A turn in progress is superseded:
+  // its run is abandoned and its open calls are closed as cancelled. Bad input
+  // is refused before anything changes.
   json send(const json& text_or_messages);
   // The bytes of the run `run_id`'s response body, in any chunking.
   json feed(std::string_view run_id, std::string_view bytes);

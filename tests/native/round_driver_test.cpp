@@ -512,11 +512,20 @@ TEST(RoundDriver, NewMessageWhileCallsAreOutstandingClosesThemFirst) {
   EXPECT_EQ(msgs[3]["content"], "never mind");
 }
 
-TEST(RoundDriver, SendWhileARunIsInFlightIsRefused) {
+TEST(RoundDriver, SendWhileARunIsInFlightSupersedesIt) {
   Harness h;
   h.last_step = h.driver.send("a");
-  EXPECT_EQ(h.driver.send("b")["error"]["code"], "invalid_state");
-  EXPECT_EQ(h.driver.thread().size(), 1u);
+  const std::string first = h.run_id();
+  h.driver.feed(first, test::sse({test::run_started("t1", first),
+                                  test::tool_start("c1", "get_current_location")}));
+  EXPECT_EQ(h.driver.send(42)["error"]["code"], "invalid_argument");  // refused: nothing changed
+  EXPECT_EQ(h.driver.status()["phase"], "running");
+  h.last_step = h.driver.send("b");
+  ASSERT_TRUE(h.last_step.contains("run"));
+  EXPECT_NE(h.run_id(), first);
+  EXPECT_EQ(h.driver.feed(first, "data: {}\n\n")["stale"], true);
+  EXPECT_TRUE(every_call_answered(h.driver));  // c1 was closed as cancelled
+  EXPECT_EQ(h.run()["messages"].back()["content"], "b");
 }
 
 TEST(RoundDriver, BadSendInputNamesTheProblem) {
