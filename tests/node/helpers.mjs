@@ -82,13 +82,21 @@ export function deferred() {
   return { promise, resolve, reject };
 }
 
-/** The tool calls of the thread, in thread order: [{id, name, args, message}]. */
+/** The tool calls of the thread, in thread order: [{id, name, args (undefined if not JSON), message}]. */
 export function toolCalls(messages) {
   return messages.flatMap((m) =>
     m.role === 'assistant'
-      ? (m.toolCalls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments || '{}'), message: m }))
+      ? (m.toolCalls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: parseArgs(c.function.arguments), message: m }))
       : [],
   );
+}
+
+function parseArgs(text) {
+  try {
+    return JSON.parse(text || '{}');
+  } catch {
+    return undefined; // the model sent arguments that are not JSON
+  }
 }
 
 export const toolMessages = (messages) => messages.filter((m) => m.role === 'tool');
