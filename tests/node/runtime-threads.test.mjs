@@ -220,3 +220,27 @@ test('openThread({thread}) restores an export into a sibling', T, async (t) => {
   assert.equal(lastText(b.messages), TEXT_REPLY);
   assert.equal(a.messages.length, 2, 'the original is untouched');
 });
+
+test('init() and createRuntime({wasm}) take the module bytes explicitly (for bundlers that do not ship the .wasm)', T, async (t) => {
+  const { init } = await import('../../js-shim/src/node.js');
+  const fs = await import('node:fs');
+  const bytes = new Uint8Array(fs.readFileSync(new URL('../../js-shim/dist/agui_core.wasm', import.meta.url)));
+  const module = await init({ wasm: bytes });
+  assert.equal(typeof module.errorCodes, 'function');
+  const rt = await open(t, { url: server.url('text'), wasm: bytes.buffer.slice(0) });
+  assert.deepEqual(await rt.send('hi'), { reason: 'done' });
+  assert.equal(lastText(rt.messages), TEXT_REPLY);
+});
+
+test('options.headers reach the agent with every run, beside the content negotiation headers', T, async (t) => {
+  const rt = await open(t, { url: server.url('one_tool'), headers: { authorization: 'Bearer test-token', 'x-app': 'tests' }, tools: [tool('get_weather', () => 'sunny')] });
+  await rt.send('weather?');
+  const runs = requestsOf(rt);
+  assert.equal(runs.length, 2);
+  for (const r of runs) {
+    assert.equal(r.headers.authorization, 'Bearer test-token');
+    assert.equal(r.headers['x-app'], 'tests');
+    assert.match(r.headers['content-type'], /^application\/json/);
+    assert.match(r.headers.accept, /text\/event-stream/);
+  }
+});
