@@ -3,10 +3,10 @@
 import { append, h } from './dom.js';
 
 export const SUGGESTIONS = [
-  { text: 'help', label: 'What can you do?', hint: 'The demo agent lists its phrases' },
-  { text: 'How many permits by type?', label: 'Permits by type (chart)', hint: 'Server tools: schema, SQL, then an ECharts bar chart' },
-  { text: 'Permits per month', label: 'Permits per month', hint: 'A line chart' },
-  { text: 'Show permits on a map', label: 'Permits on a map', hint: 'A Leaflet map, drawn offline' },
+  { text: 'help', label: 'Help', hint: 'The demo agent lists its phrases' },
+  { text: 'How many permits by type?', label: 'Chart: permits by type', hint: 'Server tools: schema, SQL, then an ECharts bar chart' },
+  { text: 'Permits per month', label: 'Chart: per month', hint: 'A line chart' },
+  { text: 'Show permits on a map', label: 'Map of permits', hint: 'A Leaflet map, drawn offline' },
   { text: 'Where am I?', label: 'Where am I?', hint: 'Client tool get_current_location (the browser asks for permission)' },
   {
     text: "Copy 'Hello from agui-client-tools' to clipboard",
@@ -16,14 +16,14 @@ export const SUGGESTIONS = [
   },
   {
     text: 'Delete the permits from 2019',
-    label: 'Ask for approval',
+    label: 'Approval',
     hint: 'Client tool request_user_approval (opt-in): an approval card',
     tool: 'request_user_approval',
   },
   { text: 'Several rounds please', label: 'Several rounds', hint: 'Location, then approval, then an answer' },
   { text: 'interrupt', label: 'Interrupt', hint: 'The run pauses with a form to answer' },
   { text: 'loop', label: 'Endless loop', hint: 'The agent never stops; the round cap has to' },
-  { text: 'state', label: 'Agent state', hint: 'STATE_SNAPSHOT then STATE_DELTA (see Debug)' },
+  { text: 'state', label: 'State', hint: 'STATE_SNAPSHOT then STATE_DELTA (see Debug)' },
   { text: 'error', label: 'Server error', hint: 'The run ends with RUN_ERROR' },
 ];
 

@@ -191,14 +191,19 @@ export class ThreadView {
 
   // ------------------------------------------------------------ notes
 
-  addNote(kind, text, { render = true } = {}) {
-    const note = { kind, text, after: this.lastMessageId, at: new Date().toISOString() };
+  addNote(kind, text, { render = true, title } = {}) {
+    const note = { kind, title, text, after: this.lastMessageId, at: new Date().toISOString() };
     this.notes.push(note);
     if (render) this.renderNote(note);
   }
 
   renderNote(note) {
-    const el = h('div', { class: NOTE_CLASS[note.kind] ?? 'note', role: note.kind === 'run_error' ? 'alert' : undefined, dataset: { note: note.kind } }, note.text);
+    const el = h(
+      'div',
+      { class: NOTE_CLASS[note.kind] ?? 'note', role: note.kind === 'run_error' ? 'alert' : undefined, dataset: { note: note.kind } },
+      note.title ? [h('strong', { text: `${note.title}:` }), ' '] : null,
+      note.text,
+    );
     this.el.append(el);
     return el;
   }
@@ -277,11 +282,13 @@ export class ThreadView {
         break;
       case 'run_error':
         this.turnHadError = true;
-        this.addNote('run_error', `The run failed: ${change.message}${change.code ? ` (${change.code})` : ''}`);
+        this.addNote('run_error', `${change.message}${change.code ? ` (${change.code})` : ''}`, { title: 'The run failed' });
         break;
       case 'problem':
         if (change.code === 'round_limit') break; // the turn_ended line says it
-        this.addNote(change.fatal ? 'error' : 'problem', `Stream problem${change.eventType ? ` in ${change.eventType}` : ''}: ${change.message}`);
+        this.addNote(change.fatal ? 'error' : 'problem', change.message, {
+          title: `Stream problem${change.eventType ? ` in ${change.eventType}` : ''}${change.fatal ? ' (the run was stopped)' : ''}`,
+        });
         break;
       case 'turn_ended':
         this.endTurn(change);
@@ -296,10 +303,11 @@ export class ThreadView {
     if (reason === 'round_limit') {
       this.addNote(
         'round_limit',
-        `Stopped at the round cap: the agent was still calling tools after ${this.maxRounds} follow-up rounds, so the runtime ended the turn and answered the open calls with an error.`,
+        `the agent was still calling tools after ${this.maxRounds} follow-up rounds, so the runtime ended the turn and answered the open calls with an error.`,
+        { title: 'Stopped at the round cap' },
       );
     } else if (reason === 'run_error' && !this.turnHadError) {
-      this.addNote('run_error', `The run failed: ${message ?? 'unknown error'}`);
+      this.addNote('run_error', message ?? 'unknown error', { title: 'The run failed' });
     } else if (reason === 'aborted') {
       this.addNote('aborted', `Stopped${message ? `: ${message}` : '.'}`);
     } else if (reason === 'cancelled') {

@@ -1,8 +1,8 @@
 // Browser flows where the turn waits on the user or is stopped by the runtime: an approval card
 // approved and rejected, an AG-UI interrupt answered through its generated form, and the round cap.
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { lastAssistantText, screenshot, send, setTool, startHarness, toolCards, turnEnded } from './harness.mjs';
+import { flow, lastAssistantText, screenshot, send, setTool, startHarness, toolCards, turnEnded } from './harness.mjs';
 
 let harness;
 before(async () => {
@@ -26,8 +26,7 @@ async function askForApproval(page) {
   return card;
 }
 
-test('approval approved: the card waits, Approve lets the call answer approved', async () => {
-  const { page, blocked, errors } = await harness.open();
+flow(() => harness, 'approval approved: the card waits, Approve lets the call answer approved', {}, async ({ page }) => {
   const card = await askForApproval(page);
   await screenshot(page, 'approval-pending');
   await card.locator('button.approve').click();
@@ -38,12 +37,9 @@ test('approval approved: the card waits, Approve lets the call answer approved',
   assert.match(await lastAssistantText(page), /You approved "Delete the permits from 2019"/);
   assert.equal(await page.locator('.approval-card').count(), 0, 'the card is gone once decided');
   await screenshot(page, 'approval-approved');
-  assert.deepEqual(blocked, []);
-  assert.deepEqual(errors, []);
 });
 
-test('approval rejected: Reject (with a reason) answers rejected and the agent does nothing', async () => {
-  const { page, blocked, errors } = await harness.open();
+flow(() => harness, 'approval rejected: Reject (with a reason) answers rejected and the agent does nothing', {}, async ({ page }) => {
   const card = await askForApproval(page);
   await card.locator('.approval-reason').fill('not today');
   await card.locator('button.reject').click();
@@ -55,12 +51,9 @@ test('approval rejected: Reject (with a reason) answers rejected and the agent d
   assert.equal(result.reason, 'not today');
   assert.match(await lastAssistantText(page), /You rejected "Delete the permits from 2019", so I did nothing/);
   await screenshot(page, 'approval-rejected');
-  assert.deepEqual(blocked, []);
-  assert.deepEqual(errors, []);
 });
 
-test('an approval survives a reload: the restored thread shows the card and continues the turn', async () => {
-  const { page, blocked, errors } = await harness.open();
+flow(() => harness, 'an approval survives a reload: the restored thread shows the card and continues the turn', {}, async ({ page }) => {
   await askForApproval(page);
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]');
@@ -73,12 +66,9 @@ test('an approval survives a reload: the restored thread shows the card and cont
   assert.match(await lastAssistantText(page), /You approved "Delete the permits from 2019"/);
   assert.equal((await toolCards(page))[0].state, 'done');
   await screenshot(page, 'approval-after-reload');
-  assert.deepEqual(blocked, []);
-  assert.deepEqual(errors, []);
 });
 
-test('Stop while an approval waits: the turn ends aborted and the call is closed', async () => {
-  const { page, blocked, errors } = await harness.open();
+flow(() => harness, 'Stop while an approval waits: the turn ends aborted and the call is closed', {}, async ({ page }) => {
   await askForApproval(page);
   await page.click('#stop');
   await turnEnded(page, 'aborted');
@@ -87,12 +77,9 @@ test('Stop while an approval waits: the turn ends aborted and the call is closed
   assert.ok(['error', 'rejected'].includes(tool.state), `the call ended ${tool.state}`);
   assert.equal(await page.locator('.approval-card').count(), 0);
   await page.waitForSelector('#status-bar[data-phase="idle"]');
-  assert.deepEqual(blocked, []);
-  assert.deepEqual(errors, []);
 });
 
-test('interrupt: a form from the responseSchema, answered, resumes the run', async () => {
-  const { page, blocked, errors } = await harness.open();
+flow(() => harness, 'interrupt: a form from the responseSchema, answered, resumes the run', {}, async ({ page }) => {
   await send(page, 'interrupt');
   const card = page.locator('.interrupt-card[data-state="pending"]');
   await card.waitFor({ timeout: 30000 });
@@ -119,12 +106,9 @@ test('interrupt: a form from the responseSchema, answered, resumes the run', asy
     { interruptId: input.resume[0].interruptId, status: 'resolved', payload: { confirm: true, note: 'for the audit' } },
   ]);
   await screenshot(page, 'interrupt-answered');
-  assert.deepEqual(blocked, []);
-  assert.deepEqual(errors, []);
 });
 
-test('interrupt cancelled: Cancel answers the interrupt as cancelled', async () => {
-  const { page, blocked, errors } = await harness.open();
+flow(() => harness, 'interrupt cancelled: Cancel answers the interrupt as cancelled', {}, async ({ page }) => {
   await send(page, 'interrupt');
   const card = page.locator('.interrupt-card[data-state="pending"]');
   await card.waitFor({ timeout: 30000 });
@@ -132,15 +116,12 @@ test('interrupt cancelled: Cancel answers the interrupt as cancelled', async () 
   await turnEnded(page, 'done');
   assert.equal(await page.getAttribute('.interrupt-card', 'data-state'), 'cancelled');
   assert.match(await lastAssistantText(page), /Export cancelled .*Nothing was exported/);
-  assert.deepEqual(blocked, []);
-  assert.deepEqual(errors, []);
 });
 
-test('round cap: an agent that never stops is cut off after 5 follow-up rounds', async () => {
-  const { page, blocked, errors } = await harness.open({
+flow(() => harness, 'round cap: an agent that never stops is cut off after 5 follow-up rounds', {
     permissions: ['geolocation'],
     geolocation: { latitude: 30.2672, longitude: -97.7431 },
-  });
+  }, async ({ page }) => {
   await send(page, 'loop');
   await turnEnded(page, 'round_limit', 60000);
   const line = page.locator('[data-note="round_limit"]');
@@ -154,6 +135,4 @@ test('round cap: an agent that never stops is cut off after 5 follow-up rounds',
   assert.match(cards.at(-1).error, /round limit/);
   await line.scrollIntoViewIfNeeded();
   await screenshot(page, 'round-cap');
-  assert.deepEqual(blocked, []);
-  assert.deepEqual(errors, []);
 });

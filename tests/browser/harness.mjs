@@ -1,6 +1,8 @@
 // Shared set-up for the browser tests: builds the demo page into a temporary folder, starts the
 // demo agent on port 0 serving it, drives Debian's Chromium through playwright-core, blocks (and
 // counts) every request that is not for the local server, and saves screenshots.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -58,10 +60,12 @@ export async function startHarness() {
         return route.abort('blockedbyclient');
       });
       const page = await context.newPage();
+      const consoleErrors = [];
       page.on('pageerror', (e) => errors.push(String(e?.message ?? e)));
+      page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
       await page.goto(server.url);
       await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
-      return { page, context, blocked, errors };
+      return { page, context, blocked, errors, consoleErrors };
     },
     async close() {
       for (const context of contexts) await context.close().catch(() => {});
@@ -70,6 +74,28 @@ export async function startHarness() {
       await rm(outdir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A test of one flow in a fresh context: `fn(session)` drives the page. Afterwards no request may
+ * have tried to leave the machine and the page must have thrown nothing. On failure the page is
+ * saved as FAILED-<name>.png and its banner and console errors are added to the message.
+ */
+export function flow(getHarness, name, options, fn) {
+  return test(name, async () => {
+    const session = await getHarness().open(options);
+    try {
+      await fn(session);
+    } catch (e) {
+      const slug = name.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 60);
+      await screenshot(session.page, `FAILED-${slug}`).catch(() => {});
+      const banner = await session.page.textContent('#banner').catch(() => null);
+      e.message += `\n  page banner: ${banner || '(none)'}\n  console errors: ${JSON.stringify(session.consoleErrors)}`;
+      throw e;
+    }
+    assert.deepEqual(session.blocked, [], 'no request left the local server');
+    assert.deepEqual(session.errors, [], 'the page threw nothing');
+  });
 }
 
 export async function screenshot(page, name) {
