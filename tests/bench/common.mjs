@@ -1,0 +1,87 @@
+// Shared bench helpers: medians, formatting, a fake fetch that streams prepared SSE chunks, and SSE framing of
+// small scripted runs (tool calls, text) for the round and memory benches.
+import { encodeEvents, runFinished, runStarted } from './generate.mjs';
+
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+export const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+
+/** Collects garbage when node runs with --expose-gc (run.mjs restarts itself with it). */
+export const gc = () => globalThis.gc?.();
+
+export const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
+export const fmtNum = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+export const fmtKB = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+export const pad = (s, n) => String(s).padEnd(n);
+export const lpad = (s, n) => String(s).padStart(n);
+
+export const SSE_HEADERS = { 'content-type': 'text/event-stream' };
+
+/** A Response whose body yields `parts` one per pull; onLast(now) runs just before the last part is enqueued. */
+export function streamResponse(parts, onLast) {
+  let i = 0;
+  return new Response(
+    new ReadableStream({
+      pull(controller) {
+        if (i >= parts.length) {
+          controller.close();
+          return;
+        }
+        if (i === parts.length - 1 && onLast) onLast(performance.now());
+        controller.enqueue(parts[i]);
+        i += 1;
+        if (i === parts.length) controller.close();
+      },
+    }),
+    { headers: SSE_HEADERS },
+  );
+}
+
+/** fetch(url, init) serving one generated stream (see generate.mjs makeStream) framed with the request's ids. */
+export function streamFetch(stream) {
+  return async (url, init) => {
+    const input = JSON.parse(init.body);
+    const [head, tail] = stream.frame(input.threadId, input.runId);
+    return streamResponse([head, ...stream.chunks, tail]);
+  };
+}
+
+/**
+ * The SSE bytes of a small scripted run: a short assistant text, then `calls` tool calls to `tool(i)` with
+ * arguments `args(i)` (under that assistant message), streamed in 2-3 ARGS deltas each; or just text when calls = 0.
+ */
+export function scriptedRun(threadId, runId, { calls = 0, tool = () => 'noop', args = (i) => ({ i }), tag = '' } = {}) {
+  const messageId = `m-${runId}${tag}`;
+  const events = [runStarted(threadId, runId)];
+  events.push({ type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' });
+  events.push({ type: 'TEXT_MESSAGE_CONTENT', messageId, delta: calls ? 'Let me check.' : 'Done: here is the answer.' });
+  events.push({ type: 'TEXT_MESSAGE_END', messageId });
+  for (let i = 0; i < calls; i += 1) {
+    const toolCallId = `c-${runId}${tag}-${i}`;
+    const text = JSON.stringify(args(i));
+    const cut1 = Math.floor(text.length / 3);
+    const cut2 = Math.floor((2 * text.length) / 3);
+    events.push({ type: 'TOOL_CALL_START', toolCallId, toolCallName: tool(i), parentMessageId: messageId });
+    for (const delta of [text.slice(0, cut1), text.slice(cut1, cut2), text.slice(cut2)]) {
+      if (delta) events.push({ type: 'TOOL_CALL_ARGS', toolCallId, delta });
+    }
+    events.push({ type: 'TOOL_CALL_END', toolCallId });
+  }
+  events.push(runFinished(threadId, runId));
+  return encodeEvents(events);
+}
+
+/** Splits `bytes` into `n` roughly equal parts (so the last part carries RUN_FINISHED). */
+export function parts(bytes, n = 2) {
+  const out = [];
+  const size = Math.ceil(bytes.length / n);
+  for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
+  return out;
+}

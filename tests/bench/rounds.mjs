@@ -1,0 +1,124 @@
+// Bench section 3 (and the tool-round half of 4): the time from the last chunk of a run (RUN_FINISHED) to the
+// follow-up request reaching fetch, with no-op handlers, for 1 and 10 parallel calls; beside a pure-JS floor.
+import assert from 'node:assert/strict';
+import { createRuntime } from '../../js-shim/src/node.js';
+import { gc, median, parts, quantile, scriptedRun, streamResponse } from './common.mjs';
+import { readBody } from './baselines.mjs';
+
+const URL_ = 'http://bench.invalid/agent';
+
+/**
+ * One runtime per turn: the first run calls `calls` tools; the follow-up run answers with text. Records, per turn,
+ * the µs from enqueueing the first response's last chunk (which holds RUN_FINISHED) to fetch() being called with
+ * the follow-up. Returns the samples (µs).
+ */
+export async function measureRounds({ turns, warmup = 30, calls, tools, tool = () => 'noop', args = (i) => ({ i }) }) {
+  const samples = [];
+  let lastChunkAt = 0;
+  let followUpAt = 0;
+  let turnNo = 0;
+  const fetch = async (url, init) => {
+    const now = performance.now();
+    const input = JSON.parse(init.body);
+    const last = input.messages[input.messages.length - 1];
+    if (last.role === 'tool') {
+      followUpAt = now;
+      return streamResponse(parts(scriptedRun(input.threadId, input.runId), 1));
+    }
+    const bytes = scriptedRun(input.threadId, input.runId, { calls, tool, args, tag: `-${turnNo}` });
+    return streamResponse(parts(bytes, 2), (t) => (lastChunkAt = t));
+  };
+  for (let t = 0; t < warmup + turns; t += 1) {
+    turnNo = t;
+    const runtime = await createRuntime({ url: URL_, fetch, tools, repeatLimit: 0 });
+    if (t % 50 === 0) gc();
+    followUpAt = 0;
+    let timer;
+    const result = await Promise.race([
+      runtime.send('go'),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`round bench: a turn did not end within 60 s (status ${JSON.stringify(runtime.status)})`)), 60_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    assert.equal(result.reason, 'done', JSON.stringify(result));
+    assert.ok(followUpAt > lastChunkAt, 'the follow-up run was sent');
+    if (t >= warmup) samples.push((followUpAt - lastChunkAt) * 1000);
+    runtime.dispose();
+  }
+  return samples;
+}
+
+/**
+ * The same path without the core: read the body to its end, run the no-op handlers (a microtask each, as
+ * runHandler does), JSON.stringify a RunAgentInput of the same messages, call fetch. The JS floor of a round.
+ */
+export async function measureFloor({ turns, warmup = 30, calls }) {
+  const samples = [];
+  let lastChunkAt = 0;
+  let followUpAt = 0;
+  const fetch = async (url, init) => {
+    const now = performance.now();
+    if (init.followUp) {
+      followUpAt = now;
+      return null;
+    }
+    return streamResponse(parts(scriptedRun('t', `r-${init.turn}`, { calls }), 2), (t) => (lastChunkAt = t));
+  };
+  const handler = () => 'ok';
+  for (let t = 0; t < warmup + turns; t += 1) {
+    const response = await fetch(URL_, { turn: t });
+    const chunks = [];
+    await readBody(response, (b) => chunks.push(b));
+    const results = await Promise.all(Array.from({ length: calls }, (_, i) => Promise.resolve().then(() => handler({ i }))));
+    const messages = [{ id: 'u', role: 'user', content: 'go' }];
+    results.forEach((content, i) => messages.push({ id: `tm-${i}`, role: 'tool', toolCallId: `c-${i}`, content }));
+    await fetch(URL_, { followUp: true, body: JSON.stringify({ threadId: 't', runId: `f-${t}`, messages, tools: [], state: {} }) });
+    if (t >= warmup) samples.push((followUpAt - lastChunkAt) * 1000);
+  }
+  return samples;
+}
+
+const summary = (samples) => ({ medianUs: median(samples), p10Us: quantile(samples, 0.1), p90Us: quantile(samples, 0.9), n: samples.length });
+
+export async function roundBench({ turns1 = 400, turns10 = 200 } = {}) {
+  const noop = [{ name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: { i: { type: 'integer' } } }, handler: () => 'ok' }];
+  const one = await measureRounds({ turns: turns1, calls: 1, tools: noop });
+  const floor1 = await measureFloor({ turns: turns1, calls: 1 });
+  const ten = await measureRounds({ turns: turns10, calls: 10, tools: noop });
+  const floor10 = await measureFloor({ turns: turns10, calls: 10 });
+  return { calls1: summary(one), calls10: summary(ten), floor1: summary(floor1), floor10: summary(floor10) };
+}
+
+/**
+ * Per-call dispatch including validation, through tool rounds: `perTurn` calls cycling through the set's valid
+ * instances, against the real schemas and against permissive ones ({type: object}) with the same arguments; the
+ * difference per call is what validation costs on this path.
+ */
+export async function dispatchBench(set, { turns = 60, perTurn = 40 } = {}) {
+  const cases = [];
+  for (const s of set) for (const v of s.valid) cases.push({ name: s.name, args: v });
+  // Names get a prefix: a set may use a name the registry treats specially (request_user_approval is opt-in and
+  // waits for an approval).
+  for (const c of cases) c.name = `bench_${c.name}`.slice(0, 64);
+  const tools = (permissive) =>
+    set.map((s) => ({ name: `bench_${s.name}`.slice(0, 64), description: `bench ${s.name}`, parameters: permissive ? { type: 'object' } : s.schema, handler: () => 'ok' }));
+  const tool = (i) => cases[i % cases.length].name;
+  const args = (i) => cases[i % cases.length].args;
+  const real = [];
+  const loose = [];
+  // Interleave the two in blocks so drift hits both.
+  for (let b = 0; b < 3; b += 1) {
+    real.push(...(await measureRounds({ turns: turns / 3, warmup: b === 0 ? 10 : 2, calls: perTurn, tools: tools(false), tool, args })));
+    loose.push(...(await measureRounds({ turns: turns / 3, warmup: b === 0 ? 10 : 2, calls: perTurn, tools: tools(true), tool, args })));
+  }
+  const perCallReal = median(real) / perTurn;
+  const perCallLoose = median(loose) / perTurn;
+  return {
+    perTurn,
+    turns: real.length,
+    perCallUs: perCallReal,
+    perCallPermissiveUs: perCallLoose,
+    callsPerSec: 1e6 / perCallReal,
+    validationShareUs: perCallReal - perCallLoose,
+  };
+}

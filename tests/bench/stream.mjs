@@ -1,0 +1,168 @@
+// Bench sections 1 and 2: the same generated SSE bytes applied by (a) this runtime, (b) @ag-ui/client's HttpAgent,
+// (c) the smallest JS reducer, (d) JSON.parse alone, side by side in one process; events/s, ratios and flatness.
+import assert from 'node:assert/strict';
+import { HttpAgent } from '@ag-ui/client';
+import { createRuntime } from '../../js-shim/src/node.js';
+import { makeStream } from './generate.mjs';
+import { MiniThread, readBody, sseSplitter } from './baselines.mjs';
+import { gc, median, streamFetch } from './common.mjs';
+
+const URL_ = 'http://bench.invalid/agent';
+const THREAD = 'bench-thread';
+
+/** (a): send() to its resolution; every change reaches a subscriber. Returns {ms, changes, runtime} (not disposed). */
+export async function runRuntime(fetch, { keep = false } = {}) {
+  const runtime = await createRuntime({ url: URL_, fetch, threadId: THREAD });
+  const kinds = new Map();
+  let changes = 0;
+  runtime.subscribe((change) => {
+    changes += 1;
+    kinds.set(change.kind, (kinds.get(change.kind) ?? 0) + 1);
+  });
+  gc();
+  const t0 = performance.now();
+  const result = await runtime.send('Summarise the permits.');
+  const ms = performance.now() - t0;
+  assert.equal(result.reason, 'done', `runtime turn ended ${JSON.stringify(result)}`);
+  if (!keep) runtime.dispose();
+  return { ms, changes, kinds, runtime: keep ? runtime : null };
+}
+
+/** (b): HttpAgent.runAgent over the same bytes (its subscriber counts events). */
+export async function runReference(fetch, { keep = false } = {}) {
+  const agent = new HttpAgent({ url: URL_, fetch, threadId: THREAD });
+  let events = 0;
+  gc();
+  const t0 = performance.now();
+  await agent.runAgent({ runId: 'bench-run' }, { onEvent: () => void (events += 1) });
+  const ms = performance.now() - t0;
+  return { ms, events, agent: keep ? agent : null };
+}
+
+/** (c): line splitter + MiniThread, changes to a listener. */
+export async function runMini(fetch) {
+  let changes = 0;
+  const thread = new MiniThread(() => void (changes += 1));
+  const splitter = sseSplitter((data) => thread.applyData(data));
+  gc();
+  const t0 = performance.now();
+  const response = await fetch(URL_, { method: 'POST', body: JSON.stringify({ threadId: THREAD, runId: 'bench-run' }) });
+  await readBody(response, (bytes) => splitter.push(bytes));
+  splitter.end();
+  const ms = performance.now() - t0;
+  return { ms, changes, thread };
+}
+
+/** (d): line splitter + JSON.parse of each event's data, nothing else. */
+export async function runParseOnly(fetch) {
+  let events = 0;
+  let sink = 0;
+  const splitter = sseSplitter((data) => {
+    const e = JSON.parse(data);
+    sink += e.type.length;
+    events += 1;
+  });
+  gc();
+  const t0 = performance.now();
+  const response = await fetch(URL_, { method: 'POST', body: JSON.stringify({ threadId: THREAD, runId: 'bench-run' }) });
+  await readBody(response, (bytes) => splitter.push(bytes));
+  splitter.end();
+  const ms = performance.now() - t0;
+  return { ms, events, sink };
+}
+
+/** (e) context: reading the Response body through the same fake fetch, nothing else. */
+export async function runReadOnly(fetch) {
+  let bytes = 0;
+  gc();
+  const t0 = performance.now();
+  const response = await fetch(URL_, { method: 'POST', body: JSON.stringify({ threadId: THREAD, runId: 'bench-run' }) });
+  await readBody(response, (b) => void (bytes += b.length));
+  return { ms: performance.now() - t0, bytes };
+}
+
+const withoutUser = (messages) => messages.filter((m) => m.role !== 'user');
+
+/**
+ * Checks, once per size and outside the timings, that the four paths agree: the runtime's messages and state equal
+ * the mini reducer's and the reference client's, and the subscriber saw one change per applied event.
+ */
+async function verify(stream, fetch) {
+  const a = await runRuntime(fetch, { keep: true });
+  const c = await runMini(fetch);
+  const b = await runReference(fetch, { keep: true });
+  const d = await runParseOnly(fetch);
+  const { counts } = stream;
+  const k = (kind) => a.kinds.get(kind) ?? 0;
+  const problems = [];
+  if (k('problem')) problems.push(`${k('problem')} problem changes`);
+  if (k('text_appended') !== counts.deltas) problems.push(`text_appended ${k('text_appended')} != ${counts.deltas}`);
+  if (k('tool_call_args') !== counts.args) problems.push(`tool_call_args ${k('tool_call_args')} != ${counts.args}`);
+  if (k('tool_result') !== counts.results) problems.push(`tool_result ${k('tool_result')} != ${counts.results}`);
+  if (k('state_patched') !== counts.stateDeltas) problems.push(`state_patched ${k('state_patched')} != ${counts.stateDeltas}`);
+  if (d.events !== counts.events) problems.push(`(d) parsed ${d.events} events, expected ${counts.events}`);
+  if (b.events !== counts.events) problems.push(`(b) saw ${b.events} events, expected ${counts.events}`);
+  const messages = a.runtime.messages;
+  const state = a.runtime.state;
+  a.runtime.dispose();
+  try {
+    assert.deepStrictEqual(c.thread.messages, withoutUser(messages));
+    assert.deepStrictEqual(c.thread.state, state);
+  } catch (e) {
+    problems.push(`(c) differs from (a): ${e.message.slice(0, 300)}`);
+  }
+  try {
+    assert.deepStrictEqual(withoutUser(b.agent.messages), withoutUser(messages));
+    assert.deepStrictEqual(b.agent.state, state);
+  } catch (e) {
+    problems.push(`(b) differs from (a): ${e.message.slice(0, 300)}`);
+  }
+  if (problems.length) throw new Error(`stream bench: paths disagree at ${counts.events} events:\n  ${problems.join('\n  ')}`);
+  return { changes: a.changes, messages: messages.length };
+}
+
+/**
+ * Runs the stream sizes; each repetition interleaves a, c, d, e (and b while it has repetitions left), so drift hits
+ * every path alike. Returns per size: medians (ms), events/s, ratios.
+ */
+export async function streamBench({ sizes = [1400, 5600, 22000], reps = 7, refReps = { 1400: 7, 5600: 5, 22000: 3 }, log = () => {} } = {}) {
+  const out = [];
+  for (const target of sizes) {
+    const stream = makeStream(target, 1);
+    const fetch = streamFetch(stream);
+    const { changes, messages } = await verify(stream, fetch);
+    const times = { a: [], b: [], c: [], d: [], e: [] };
+    const nb = refReps[target] ?? 3;
+    for (let r = 0; r < reps; r += 1) {
+      times.a.push((await runRuntime(fetch)).ms);
+      times.c.push((await runMini(fetch)).ms);
+      times.d.push((await runParseOnly(fetch)).ms);
+      times.e.push((await runReadOnly(fetch)).ms);
+      if (r < nb) times.b.push((await runReference(fetch)).ms);
+    }
+    const events = stream.counts.events;
+    const med = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+    const eps = Object.fromEntries(Object.entries(med).map(([k, v]) => [k, (events / v) * 1000]));
+    const row = {
+      targetEvents: target,
+      events,
+      bytes: stream.bytes + stream.frame(THREAD, 'bench-run').reduce((n, p) => n + p.length, 0),
+      chunks: stream.chunks.length + 2,
+      counts: stream.counts,
+      changesDelivered: changes,
+      threadMessages: messages,
+      reps: { a: reps, b: nb, c: reps, d: reps, e: reps },
+      samplesMs: times,
+      medianMs: med,
+      eventsPerSec: eps,
+      usPerEvent: Object.fromEntries(Object.entries(med).map(([k, v]) => [k, (v * 1000) / events])),
+      ratios: { a_b: med.b / med.a, a_c: med.c / med.a, a_d: med.d / med.a },
+    };
+    log(row);
+    out.push(row);
+  }
+  const first = out[0];
+  const last = out[out.length - 1];
+  const flat = (k) => last.usPerEvent[k] / first.usPerEvent[k];
+  return { sizes: out, flatness: { a: flat('a'), b: flat('b'), c: flat('c'), d: flat('d'), from: first.events, to: last.events } };
+}

@@ -1,0 +1,118 @@
+// Native equivalent of bench path (a), for callgrind (tests/bench/profile.mjs native): one RoundDriver turn over a
+// generated SSE body, fed in 1-4 KB chunks, each step and the drained changes dumped to text as the bindings do.
+//   stream_native BODY.sse [repeats=1] [tool-round-calls=0]
+// With tool-round-calls > 0 it instead runs that many rounds of one no-op tool call (the round-overhead path).
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "round_driver.hpp"
+#include "tool_registry.hpp"
+
+using agui::json;
+
+namespace {
+
+// What bindings/agui_bindings.cpp's guarded() does with every step.
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+std::string sse(const json& event) { return "data: " + event.dump() + "\n\n"; }
+
+std::size_t sink = 0;
+
+// One turn over `body` (the events between RUN_STARTED and RUN_FINISHED).
+void stream_turn(const std::shared_ptr<agui::ToolRegistry>& registry, const std::string& body) {
+  agui::RoundDriver driver(registry, "bench-thread");
+  json step = driver.send(json("Summarise the permits."));
+  sink += dump(step).size();
+  sink += dump(driver.take_changes()).size();
+  const std::string run_id = step["run"]["runId"].get<std::string>();
+  const std::string head = sse({{"type", "RUN_STARTED"}, {"threadId", "bench-thread"}, {"runId", run_id}});
+  const std::string tail =
+      sse({{"type", "RUN_FINISHED"}, {"threadId", "bench-thread"}, {"runId", run_id}, {"outcome", {{"type", "success"}}}});
+  auto feed = [&](std::string_view bytes) {
+    sink += dump(driver.feed(run_id, bytes)).size();
+    sink += dump(driver.take_changes()).size();
+  };
+  feed(head);
+  std::uint32_t seed = 107;
+  for (std::size_t i = 0; i < body.size();) {
+    seed = seed * 1664525u + 1013904223u;
+    const std::size_t n = std::min<std::size_t>(body.size() - i, 1024 + (seed >> 8) % 3073);
+    feed(std::string_view(body).substr(i, n));
+    i += n;
+  }
+  feed(tail);
+  json done = driver.end_of_stream(run_id);
+  sink += dump(done).size();
+  sink += dump(driver.take_changes()).size();
+  if (!done.contains("done")) std::cerr << "turn did not end: " << done.dump() << "\n";
+}
+
+// `rounds` turns of: run with one tool call -> execute -> submit_result -> follow-up run -> text -> done.
+void tool_rounds(int rounds) {
+  auto registry = std::make_shared<agui::ToolRegistry>();
+  auto spec = agui::ToolSpec::from_json(json{{"name", "noop"},
+                                             {"description", "does nothing"},
+                                             {"parameters", {{"type", "object"}, {"properties", {{"i", {{"type", "integer"}}}}}}}});
+  registry->add(std::get<agui::ToolSpec>(std::move(spec)));
+  for (int r = 0; r < rounds; ++r) {
+    agui::RoundDriver driver(registry, "bench-thread");
+    json step = driver.send(json("go"));
+    sink += dump(step).size() + dump(driver.take_changes()).size();
+    std::string run_id = step["run"]["runId"].get<std::string>();
+    std::string bytes = sse({{"type", "RUN_STARTED"}, {"threadId", "bench-thread"}, {"runId", run_id}});
+    bytes += sse({{"type", "TEXT_MESSAGE_START"}, {"messageId", "m1"}, {"role", "assistant"}});
+    bytes += sse({{"type", "TEXT_MESSAGE_CONTENT"}, {"messageId", "m1"}, {"delta", "Let me check."}});
+    bytes += sse({{"type", "TEXT_MESSAGE_END"}, {"messageId", "m1"}});
+    bytes += sse({{"type", "TOOL_CALL_START"}, {"toolCallId", "c1"}, {"toolCallName", "noop"}, {"parentMessageId", "m1"}});
+    bytes += sse({{"type", "TOOL_CALL_ARGS"}, {"toolCallId", "c1"}, {"delta", "{\"i\":"}});
+    bytes += sse({{"type", "TOOL_CALL_ARGS"}, {"toolCallId", "c1"}, {"delta", std::to_string(r) + "}"}});
+    bytes += sse({{"type", "TOOL_CALL_END"}, {"toolCallId", "c1"}});
+    bytes += sse({{"type", "RUN_FINISHED"}, {"threadId", "bench-thread"}, {"runId", run_id}, {"outcome", {{"type", "success"}}}});
+    sink += dump(driver.feed(run_id, bytes)).size() + dump(driver.take_changes()).size();
+    // The round: from the end of the stream to the follow-up run (what bench section 3 times in the browser path).
+    step = driver.end_of_stream(run_id);
+    sink += dump(step).size() + dump(driver.take_changes()).size();
+    const std::string call_id = step["execute"][0]["toolCallId"].get<std::string>();
+    step = driver.submit_result(call_id, "\"ok\"");
+    sink += dump(step).size() + dump(driver.take_changes()).size();
+    run_id = step["run"]["runId"].get<std::string>();
+    std::string reply = sse({{"type", "RUN_STARTED"}, {"threadId", "bench-thread"}, {"runId", run_id}});
+    reply += sse({{"type", "RUN_FINISHED"}, {"threadId", "bench-thread"}, {"runId", run_id}, {"outcome", {{"type", "success"}}}});
+    sink += dump(driver.feed(run_id, reply)).size() + dump(driver.take_changes()).size();
+    step = driver.end_of_stream(run_id);
+    sink += dump(step).size() + dump(driver.take_changes()).size();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << "usage: stream_native BODY.sse [repeats] [tool-round-calls]\n";
+    return 2;
+  }
+  const int repeats = argc > 2 ? std::stoi(argv[2]) : 1;
+  const int rounds = argc > 3 ? std::stoi(argv[3]) : 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (rounds > 0) {
+    tool_rounds(rounds);
+  } else {
+    std::ifstream in(argv[1], std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string body = text.str();
+    auto registry = std::make_shared<agui::ToolRegistry>();
+    for (int r = 0; r < repeats; ++r) stream_turn(registry, body);
+  }
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("{\"ms\":%.3f,\"repeats\":%d,\"rounds\":%d,\"sink\":%zu}\n", ms, repeats, rounds, sink);
+  return 0;
+}
