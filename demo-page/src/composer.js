@@ -4,8 +4,8 @@ import { append, h } from './dom.js';
 
 export const SUGGESTIONS = [
   { text: 'help', label: 'Help', hint: 'The demo agent lists its phrases' },
-  { text: 'How many permits by type?', label: 'Chart: permits by type', hint: 'Server tools: schema, SQL, then an ECharts bar chart' },
-  { text: 'Permits per month', label: 'Chart: per month', hint: 'A line chart' },
+  { text: 'How many permits by type?', label: 'Permits by type', hint: 'Server tools: schema, SQL, then an ECharts bar chart' },
+  { text: 'Permits per month', label: 'Per month', hint: 'A line chart' },
   { text: 'Show permits on a map', label: 'Map of permits', hint: 'A Leaflet map, drawn offline' },
   { text: 'Where am I?', label: 'Where am I?', hint: 'Client tool get_current_location (the browser asks for permission)' },
   {
@@ -62,7 +62,7 @@ export function createComposer({ form, input, stop, status, chips, onSend, onSto
       type: 'button',
       class: 'chip',
       title: `${s.hint}\nSends: “${s.text}”`,
-      dataset: { text: s.text, tool: s.tool },
+      dataset: { text: s.text, tool: s.tool, hint: s.hint },
       text: s.label,
       onclick: () => onSend(s.text),
     }),
@@ -74,7 +74,9 @@ export function createComposer({ form, input, stop, status, chips, onSend, onSto
     refreshChips() {
       for (const b of chipButtons) {
         const tool = b.dataset.tool;
-        b.classList.toggle('needs-tool', Boolean(tool) && !isEnabled(tool));
+        const off = Boolean(tool) && !isEnabled(tool);
+        b.classList.toggle('needs-tool', off);
+        b.title = `${b.dataset.hint}${off ? `\n(${tool} is off: the agent will say so; turn it on in the tools panel)` : ''}\nSends: “${b.dataset.text}”`;
       }
     },
     /** @param {import('agui-client-tools').Status} s */

@@ -242,16 +242,39 @@ function setupChrome() {
     if (active()) debug.showRuntime(active().runtime);
   });
   const panel = $('tools-panel');
+  // Wide screens show the tools panel and the thread list beside the chat (Tools hides the panel);
+  // narrow ones show either as an overlay on demand.
+  const narrow = window.matchMedia('(max-width: 820px)');
   const toggleTools = $('toggle-tools');
+  const toggleThreads = $('toggle-threads');
+  const syncButtons = () => {
+    const b = document.body.classList;
+    toggleTools.setAttribute('aria-expanded', String(narrow.matches ? b.contains('tools-open') : !b.contains('tools-hidden')));
+    toggleThreads.setAttribute('aria-expanded', String(b.contains('threads-open')));
+  };
   toggleTools.addEventListener('click', () => {
-    document.body.classList.toggle('tools-hidden');
-    toggleTools.setAttribute('aria-expanded', String(!document.body.classList.contains('tools-hidden')));
+    document.body.classList.toggle(narrow.matches ? 'tools-open' : 'tools-hidden');
+    document.body.classList.remove('threads-open');
+    syncButtons();
   });
+  toggleThreads.addEventListener('click', () => {
+    document.body.classList.toggle('threads-open');
+    document.body.classList.remove('tools-open');
+    syncButtons();
+  });
+  $('thread-list').addEventListener('click', (event) => {
+    if (event.target.closest('.thread-open')) document.body.classList.remove('threads-open');
+  });
+  narrow.addEventListener('change', syncButtons);
+  syncButtons();
   panel.addEventListener('health', (event) => {
     const info = event.detail;
     $('agent-info').textContent = `agent: ${info.brain ?? '?'} brain${info.permits ? ` · ${info.permits.toLocaleString('en-US')} permits` : ''}`;
   });
-  $('new-thread').addEventListener('click', newThread);
+  $('new-thread').addEventListener('click', () => {
+    newThread();
+    document.body.classList.remove('threads-open');
+  });
   window.addEventListener('pagehide', () => store.flush());
 }
 

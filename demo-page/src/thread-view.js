@@ -286,6 +286,7 @@ export class ThreadView {
         break;
       case 'problem':
         if (change.code === 'round_limit') break; // the turn_ended line says it
+        if (change.fatal) this.turnHadError = true; // the turn then ends run_error: one line is enough
         this.addNote(change.fatal ? 'error' : 'problem', change.message, {
           title: `Stream problem${change.eventType ? ` in ${change.eventType}` : ''}${change.fatal ? ' (the run was stopped)' : ''}`,
         });

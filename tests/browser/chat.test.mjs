@@ -149,3 +149,22 @@ flow(() => harness, 'threads: a second thread, both restored from localStorage a
   assert.ok(input.messages.some((m) => m.role === 'user' && m.content === 'hello'));
   await screenshot(page, 'threads-restored');
 });
+
+flow(() => harness, 'narrow screen: the chat fills it; threads and tools open as overlays', { viewport: { width: 390, height: 780 } }, async ({ page }) => {
+  assert.equal(await page.isVisible('#tools-panel'), false);
+  assert.equal(await page.isVisible('#threads'), false);
+  await send(page, 'Where am I?');
+  await turnEnded(page);
+  await page.click('#toggle-tools');
+  await page.waitForSelector('#tools-panel', { state: 'visible' });
+  assert.equal(await page.isVisible('#tool-toggle-get_current_location'), true);
+  await screenshot(page, 'narrow-tools');
+  await page.click('#toggle-threads');
+  await page.waitForSelector('#threads', { state: 'visible' });
+  assert.equal(await page.isVisible('#tools-panel'), false, 'one overlay at a time');
+  await page.click('#new-thread');
+  await page.waitForSelector('#threads', { state: 'hidden' });
+  assert.equal(await page.isVisible('#empty-state'), true);
+  assert.equal(await page.isVisible('#input'), true);
+  await screenshot(page, 'narrow-new-thread');
+});

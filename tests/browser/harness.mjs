@@ -28,11 +28,14 @@ const CHROMIUM_ARGS = [
 
 let announced = false;
 
-/** Starts everything a test file needs; call close() in after(). */
-export async function startHarness() {
+/**
+ * Starts everything a test file needs; call close() in after(). `brain` replaces the demo
+ * agent's planner (a scripted brain sends events the planner never does).
+ */
+export async function startHarness({ brain } = {}) {
   const outdir = await mkdtemp(join(tmpdir(), 'agui-demo-page-'));
   await buildPage({ outdir, sourcemap: false });
-  const server = await startDemoServer({ port: 0, staticRoot: outdir });
+  const server = await startDemoServer({ port: 0, staticRoot: outdir, ...(brain ? { brain } : {}) });
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
   await mkdir(SCREENSHOT_DIR, { recursive: true });
   if (!announced) {

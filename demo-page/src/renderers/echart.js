@@ -109,6 +109,10 @@ export function safeOption(content) {
   const unsupported = [...new Set(series.map((s) => s?.type).filter((t) => t && !SUPPORTED_SERIES.includes(t)))];
   option.animation = option.animation ?? false; // steady pixels for screenshots and tests
   if (option.backgroundColor === undefined) option.backgroundColor = '#ffffff';
+  // A model rarely sizes the grid: keep axis labels inside the card without a wide margin.
+  if (option.grid === undefined && (option.xAxis !== undefined || option.yAxis !== undefined)) {
+    option.grid = { left: 16, right: 24, top: option.title ? 64 : 32, bottom: 16, containLabel: true };
+  }
   return { option, unsupported };
 }
 
