@@ -1,6 +1,7 @@
 // Runs one tool handler: (args, ctx) in, exactly one outcome out. Whatever the
 // handler does (returns, throws, hangs, returns something JSON cannot encode),
 // the outcome is a result the model can read.
+import { schedule } from './timers.js';
 
 /** The text an error becomes: Error → its message; a string as is; anything else as JSON. */
 export function describeThrown(value) {
@@ -44,13 +45,16 @@ export function runHandler({ handler, call, signal, onSettled, onTimeout }) {
   const settle = (outcome) => {
     if (settled) return;
     settled = true;
-    clearTimeout(timer);
+    cancelTimer();
     onSettled(outcome);
   };
-  const timer = setTimeout(() => {
+  const cancelTimer = schedule(call.timeoutMs, () => {
     settle({ error: `'${call.name}' timed out after ${call.timeoutMs} ms` });
     onTimeout(); // tell the handler to stop; its late answer is ignored
-  }, call.timeoutMs);
+  });
+  // Aborted (the turn was aborted or the runtime disposed): nothing waits for
+  // this handler any more, so its timer must not keep the process alive.
+  signal.addEventListener('abort', cancelTimer, { once: true });
 
   if (typeof handler !== 'function') {
     settle({ error: `no handler is registered for '${call.name}' in this tab` });

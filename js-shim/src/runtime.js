@@ -6,6 +6,7 @@ import { AguiError, unwrap } from './errors.js';
 import { loadCore } from './core.js';
 import { postRun } from './transport.js';
 import { runHandler } from './handlers.js';
+import { schedule } from './timers.js';
 
 const finalizer =
   typeof FinalizationRegistry === 'function'
@@ -92,7 +93,7 @@ export class Runtime {
   #turn = null; // {promise, resolve}
   #run = null; // {runId, controller}
   #inflight = new Map(); // toolCallId -> AbortController
-  #timers = new Map(); // key -> timeout handle (approvals, interrupts)
+  #timers = new Map(); // key -> cancel function (approval and interrupt deadlines)
   #lastInput = null;
   #disposed = false;
   #unregisterFinalizer;
@@ -148,15 +149,15 @@ export class Runtime {
     };
     this.approvals = {
       pending: () => this.status.pendingApprovals,
-      approve: (toolCallId) => this.#step(this.#driver.approve(this.threadId, String(toolCallId)), true),
+      approve: (toolCallId) => this.#step(() => this.#driver.approve(this.threadId, String(toolCallId))),
       reject: (toolCallId, reason = '') =>
-        this.#step(this.#driver.reject(this.threadId, String(toolCallId), String(reason)), true),
+        this.#step(() => this.#driver.reject(this.threadId, String(toolCallId), String(reason))),
     };
     this.interrupts = {
       pending: () => this.status.pendingInterrupts,
       resolve: (id, payload = null) =>
-        this.#step(this.#driver.resolveInterrupt(String(id), JSON.stringify(payload ?? null)), true),
-      cancel: (id, reason = '') => this.#step(this.#driver.cancelInterrupt(String(id), String(reason)), true),
+        this.#step(() => this.#driver.resolveInterrupt(String(id), JSON.stringify(payload ?? null))),
+      cancel: (id, reason = '') => this.#step(() => this.#driver.cancelInterrupt(String(id), String(reason))),
     };
     this.thread = {
       export: () => this.#live() && unwrap(this.#driver.exportThread()),
@@ -207,18 +208,20 @@ export class Runtime {
     this.#live();
     const input = JSON.stringify(textOrMessages);
     if (input === undefined) throw new AguiError('invalid_argument', 'send() takes a string or an array of messages');
-    // A new message supersedes a turn in progress: a streaming run is aborted;
-    // calls still outstanding are closed by the core, and their handlers told to stop.
-    if (this.#run) this.abort('superseded by a new message');
-    const previous = this.#turn;
-    let resolve;
-    const promise = new Promise((r) => (resolve = r));
+    // The core refuses bad input before anything changes; a valid message
+    // supersedes a turn in progress (the core closes its calls), so its request
+    // is cancelled and its handlers are told to stop.
     const step = unwrap(this.#driver.send(input));
+    const previous = this.#turn;
+    this.#run?.controller.abort();
+    this.#run = null;
     if (previous) {
       this.#cancelInflight('superseded by a new message');
       this.#turn = null;
       previous.resolve({ reason: 'aborted', message: 'superseded by a new message' });
     }
+    let resolve;
+    const promise = new Promise((r) => (resolve = r));
     this.#turn = { promise, resolve };
     this.#carryOut(step);
     return promise;
@@ -243,7 +246,7 @@ export class Runtime {
   dispose() {
     if (this.#disposed) return;
     this.abort('the runtime was disposed');
-    for (const t of this.#timers.values()) clearTimeout(t);
+    for (const cancel of this.#timers.values()) cancel();
     this.#timers.clear();
     this.#disposed = true;
     this.#tools.listeners.delete(this.#toolsListener);
@@ -281,13 +284,12 @@ export class Runtime {
     return changes;
   }
 
-  /** Parses a step from a user-facing call: refusals throw, the rest is carried out. */
-  #step(text, throwOnError) {
+  /** A user-facing call into the core: refusals throw, the step is carried out. */
+  #step(call) {
     this.#live();
-    const step = JSON.parse(text);
-    if (step.error && throwOnError) throw new AguiError(step.error.code, step.error.message);
+    const step = JSON.parse(call());
+    if (step.error) throw new AguiError(step.error.code, step.error.message);
     this.#carryOut(step);
-    return undefined;
   }
 
   #carryOut(step) {
@@ -399,16 +401,15 @@ export class Runtime {
     this.#clearTimer(key);
     this.#timers.set(
       key,
-      setTimeout(() => {
+      schedule(ms, () => {
         this.#timers.delete(key);
         if (!this.#disposed) fire();
-      }, ms),
+      }),
     );
   }
 
   #clearTimer(key) {
-    const t = this.#timers.get(key);
-    if (t !== undefined) clearTimeout(t);
+    this.#timers.get(key)?.();
     this.#timers.delete(key);
   }
 

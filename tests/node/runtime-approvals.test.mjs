@@ -291,7 +291,6 @@ test('interrupt expiring soon: pending until its expiresAt, then cancelled', T, 
 
 test('interrupt expiring in 60 days stays pending (setTimeout cannot wait that long in one go)', {
   ...T,
-  todo: 'bug: js-shim/src/runtime.js #watchDeadlines passes at - Date.now() to setTimeout; delays over 2^31-1 ms (~24.8 days) overflow and fire after 1 ms, so the interrupt is cancelled at once',
 }, async (t) => {
   const rt = await open(t, { url: server.url('interrupt_expiring'), forwardedProps: { expiresInMs: 60 * 24 * 3600 * 1000 } });
   const raised = nextChange(rt, 'interrupts');
@@ -304,7 +303,6 @@ test('interrupt expiring in 60 days stays pending (setTimeout cannot wait that l
 
 test('approvalTimeoutMs over 2^31-1 ms does not reject the approval at once', {
   ...T,
-  todo: 'bug: js-shim/src/runtime.js #watchDeadlines/#setTimer give setTimeout the raw approvalTimeoutMs; over 2^31-1 it overflows to 1 ms and the approval is rejected immediately',
 }, async (t) => {
   const calls = [];
   const rt = await open(t, { url: server.url('approval'), approvalTimeoutMs: 2 ** 31, tools: [deleteFile(calls)] });

@@ -121,7 +121,6 @@ test('dispose() mid-stream resolves the turn as aborted; the runtime refuses eve
 
 test('dispose() refuses approvals and interrupts with invalid_state too', {
   ...T,
-  todo: 'bug: js-shim/src/runtime.js approvals.approve/reject and interrupts.resolve/cancel call this.#driver.* before #step() checks #live(); after dispose() they throw embind\'s BindingError "Cannot pass deleted object as a pointer of type Driver*" instead of AguiError invalid_state',
 }, async () => {
   const rt = await createRuntime({ url: server.url('text') });
   rt.dispose();
@@ -148,7 +147,6 @@ test('dispose() mid-handler aborts the handler and resolves the turn as aborted'
 
 test('dispose() / abort() leave no handler timer behind (a node process can exit)', {
   ...T,
-  todo: "bug: js-shim/src/handlers.js runHandler clears its timeout only when the handler settles; after abort()/dispose() a handler that ignores ctx.signal keeps a defaultTimeoutMs (30 s) timer alive, so node cannot exit until it fires",
 }, async () => {
   const timers = () => process.getActiveResourcesInfo().filter((x) => x === 'Timeout').length;
   const started = deferred();
@@ -350,7 +348,6 @@ test('createRuntime refuses bad options with invalid_argument', T, async () => {
 
 test('send() with invalid input while a turn is streaming throws and leaves that turn running', {
   ...T,
-  todo: 'bug: js-shim/src/runtime.js send() aborts the in-flight run (this.abort("superseded by a new message")) before the core validates the input; send(123) mid-run throws invalid_argument but the running turn has already ended "aborted"',
 }, async (t) => {
   const rt = await open(t, { url: server.url('slow') });
   const delta = nextChange(rt, 'text_appended');
