@@ -53,6 +53,7 @@ export function createDebugDrawer(host) {
   const log = h('ol', { class: 'event-log', id: 'event-log' });
   const raw = h('input', { type: 'checkbox', id: 'debug-raw' });
   const entries = [];
+  let shownInput; // the RunAgentInput last rendered (re-rendered only when it changes)
 
   host.replaceChildren(
     h('section', { class: 'debug-section' }, h('h3', { text: 'Last request (RunAgentInput)' }), requestMeta, advertised, requestPre),
@@ -73,13 +74,18 @@ export function createDebugDrawer(host) {
 
   return {
     showRuntime(runtime) {
+      if (host.closest('[hidden]')) return; // drawn when the drawer opens
       const input = runtime.lastInput;
-      if (input) {
+      if (input === shownInput && input) {
+        // unchanged request; the state and the advertised tools may have moved on
+      } else if (input) {
+        shownInput = input;
         requestPre.textContent = JSON.stringify(input, null, 2);
         requestMeta.textContent = `runId ${input.runId} · ${input.messages.length} messages · tools: ${
           input.tools.map((t) => t.name).join(', ') || 'none'
         }${input.resume?.length ? ` · resume: ${input.resume.map((r) => r.status).join(', ')}` : ''}`;
       } else {
+        shownInput = null;
         requestPre.textContent = '';
         requestMeta.textContent = 'No request sent yet in this thread (since the page loaded).';
       }

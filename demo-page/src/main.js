@@ -239,7 +239,7 @@ function setupChrome() {
     drawer.hidden = !drawer.hidden;
     toggleDebug.setAttribute('aria-expanded', String(!drawer.hidden));
     document.body.classList.toggle('debug-open', !drawer.hidden);
-    if (active()) debug.showRuntime(active().runtime);
+    if (active()) debug.showRuntime(active().runtime); // the drawer skips updates while hidden
   });
   const panel = $('tools-panel');
   // Wide screens show the tools panel and the thread list beside the chat (Tools hides the panel);

@@ -80,7 +80,8 @@ export class ThreadView {
 
   // ------------------------------------------------------------ messages
 
-  addMessage(m) {
+  /** `live`: the message is streaming in now (not rendered from history). */
+  addMessage(m, live = false) {
     if (this.entries.has(m.id)) return;
     this.lastMessageId = m.id;
     switch (m.role) {
@@ -102,8 +103,9 @@ export class ThreadView {
       }
       case 'reasoning': {
         const textEl = h('div', { class: 'reasoning-text', text: textOf(m.content) });
-        const el = h('details', { class: 'msg msg-reasoning', dataset: { messageId: m.id } }, h('summary', { text: 'Reasoning' }), textEl);
-        this.entries.set(m.id, { el, textEl, role: 'reasoning' });
+        const summary = h('summary', { text: live ? 'Thinking…' : 'Reasoning' });
+        const el = h('details', { class: 'msg msg-reasoning', dataset: { messageId: m.id } }, summary, textEl);
+        this.entries.set(m.id, { el, textEl, summary, role: 'reasoning' });
         this.el.append(el);
         return;
       }
@@ -213,7 +215,7 @@ export class ThreadView {
   apply(change) {
     switch (change.kind) {
       case 'message_added':
-        this.addMessage(change.message);
+        this.addMessage(change.message, true);
         if (change.message.role === 'user') {
           this.turnEl = this.entries.get(change.message.id)?.el ?? null;
           if (this.turnEl) this.turnEl.dataset.turn = 'running';
@@ -225,6 +227,11 @@ export class ThreadView {
           entry.textEl.append(change.delta);
           entry.el.classList.remove('empty');
         }
+        break;
+      }
+      case 'message_ended': {
+        const entry = this.entries.get(change.messageId);
+        if (entry?.summary) entry.summary.textContent = 'Reasoning';
         break;
       }
       case 'message_updated': {

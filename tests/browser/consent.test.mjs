@@ -101,6 +101,7 @@ flow(() => harness, 'interrupt: a form from the responseSchema, answered, resume
   const text = await lastAssistantText(page);
   assert.match(text, /Exported 3000 permits/);
   assert.match(text, /Your note: "for the audit"/);
+  await page.click('#toggle-debug');
   const input = JSON.parse(await page.textContent('#debug-request'));
   assert.deepEqual(input.resume, [
     { interruptId: input.resume[0].interruptId, status: 'resolved', payload: { confirm: true, note: 'for the audit' } },

@@ -4,9 +4,9 @@
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { flow, lastAssistantText, screenshot, send, startHarness, turnEnded } from './harness.mjs';
+import { flow, lastAssistantText, screenshot, send, setTool, startHarness, turnEnded } from './harness.mjs';
 
-const { streamText } = await import(join(import.meta.dirname, '..', '..', 'demo-page', 'server', 'stream.mjs'));
+const { streamText, streamToolCall } = await import(join(import.meta.dirname, '..', '..', 'demo-page', 'server', 'stream.mjs'));
 
 const HOSTILE = '<img src="https://example.com/x.png" onerror="window.__pwned=1">';
 
@@ -40,6 +40,16 @@ const scripted = {
     const last = [...input.messages].reverse().find((m) => m.role === 'user');
     const text = typeof last?.content === 'string' ? last.content : '';
     const activity = (messageId, activityType, content) => ctx.emit({ type: 'ACTIVITY_SNAPSHOT', messageId, activityType, content });
+    const answered = input.messages.slice(input.messages.indexOf(last) + 1).find((m) => m.role === 'tool');
+    if (text === 'read my clipboard') {
+      if (answered) {
+        await streamText(ctx, `Your clipboard tool answered: ${answered.content}`);
+        return { type: 'success' };
+      }
+      const toolCallId = `read_clipboard-${input.runId}`;
+      await streamToolCall(ctx, { toolCallId, toolCallName: 'read_clipboard', args: {} });
+      return { type: 'success', pendingToolCallIds: [toolCallId] };
+    }
     if (text === 'snapshot') {
       await streamText(ctx, 'This text is about to be replaced.');
       ctx.emit({
@@ -74,6 +84,26 @@ before(async () => {
 after(async () => {
   await harness?.close();
 });
+
+flow(
+  () => harness,
+  'a tool flagged requiresApproval (read_clipboard) waits on its confirm text, then reads the clipboard',
+  { permissions: ['clipboard-read', 'clipboard-write'] },
+  async ({ page }) => {
+    await page.evaluate(() => navigator.clipboard.writeText('secret from the clipboard'));
+    await setTool(page, 'read_clipboard', true);
+    await send(page, 'read my clipboard');
+    const card = page.locator('.tool-card[data-name="read_clipboard"] .approval-card');
+    await card.waitFor({ timeout: 30000 });
+    assert.equal(await card.locator('.approval-prompt').textContent(), 'Let the assistant read your clipboard?');
+    assert.match(await card.locator('.card-kicker').textContent(), /Approval needed · Read clipboard/);
+    await screenshot(page, 'scripted-read-clipboard-approval');
+    await card.locator('button.approve').click();
+    await turnEnded(page, 'done');
+    assert.equal(await page.getAttribute('.tool-card[data-name="read_clipboard"]', 'data-state'), 'done');
+    assert.match(await lastAssistantText(page), /Your clipboard tool answered: \{"text":"secret from the clipboard"\}/);
+  },
+);
 
 flow(() => harness, 'MESSAGES_SNAPSHOT replaces the conversation in place', {}, async ({ page }) => {
   await send(page, 'snapshot');
