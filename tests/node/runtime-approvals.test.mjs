@@ -289,9 +289,7 @@ test('interrupt expiring soon: pending until its expiresAt, then cancelled', T, 
   assert.equal(requestsOf(rt)[1].input.resume[0].status, 'cancelled');
 });
 
-test('interrupt expiring in 60 days stays pending (setTimeout cannot wait that long in one go)', {
-  ...T,
-}, async (t) => {
+test('interrupt expiring in 60 days stays pending (setTimeout cannot wait that long in one go)', T, async (t) => {
   const rt = await open(t, { url: server.url('interrupt_expiring'), forwardedProps: { expiresInMs: 60 * 24 * 3600 * 1000 } });
   const raised = nextChange(rt, 'interrupts');
   rt.send('clean /tmp/x');
@@ -301,9 +299,7 @@ test('interrupt expiring in 60 days stays pending (setTimeout cannot wait that l
   assert.equal(requestsOf(rt).length, 1, 'no resume was sent');
 });
 
-test('approvalTimeoutMs over 2^31-1 ms does not reject the approval at once', {
-  ...T,
-}, async (t) => {
+test('approvalTimeoutMs over 2^31-1 ms does not reject the approval at once', T, async (t) => {
   const calls = [];
   const rt = await open(t, { url: server.url('approval'), approvalTimeoutMs: 2 ** 31, tools: [deleteFile(calls)] });
   const requested = nextChange(rt, 'approval_requested');

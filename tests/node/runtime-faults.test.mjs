@@ -119,9 +119,7 @@ test('dispose() mid-stream resolves the turn as aborted; the runtime refuses eve
   rt.abort(); // and so is abort after dispose
 });
 
-test('dispose() refuses approvals and interrupts with invalid_state too', {
-  ...T,
-}, async () => {
+test('dispose() refuses approvals and interrupts with invalid_state too', T, async () => {
   const rt = await createRuntime({ url: server.url('text') });
   rt.dispose();
   assertAguiError(() => rt.approvals.approve('call-1'), 'invalid_state');
@@ -145,9 +143,7 @@ test('dispose() mid-handler aborts the handler and resolves the turn as aborted'
   assert.equal(signal.aborted, true);
 });
 
-test('dispose() / abort() leave no handler timer behind (a node process can exit)', {
-  ...T,
-}, async () => {
+test('dispose() / abort() leave no handler timer behind (a node process can exit)', T, async () => {
   const timers = () => process.getActiveResourcesInfo().filter((x) => x === 'Timeout').length;
   const started = deferred();
   const rt = await createRuntime({
@@ -346,9 +342,7 @@ test('createRuntime refuses bad options with invalid_argument', T, async () => {
   }
 });
 
-test('send() with invalid input while a turn is streaming throws and leaves that turn running', {
-  ...T,
-}, async (t) => {
+test('send() with invalid input while a turn is streaming throws and leaves that turn running', T, async (t) => {
   const rt = await open(t, { url: server.url('slow') });
   const delta = nextChange(rt, 'text_appended');
   const turn = rt.send('talk');

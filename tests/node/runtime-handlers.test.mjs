@@ -185,9 +185,7 @@ test('a handler that throws synchronously in one parallel call does not disturb 
   assert.equal(lastText(rt.messages), replies.parallel(a, b, c));
 });
 
-test('a timeoutMs over 2^31-1 ms does not time the handler out at once', {
-  ...T,
-}, async (t) => {
+test('a timeoutMs over 2^31-1 ms does not time the handler out at once', T, async (t) => {
   const { message } = await oneTool(t, async () => (await sleep(50), 'in time'), { tool: { timeoutMs: 2 ** 31 } });
   assert.equal(message.content, 'in time');
   assert.equal(message.error, undefined);
