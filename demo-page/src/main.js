@@ -53,6 +53,8 @@ function titleOf(runtime) {
   return first ? truncate(textOf(first.content).replace(/\s+/g, ' '), 60) : '';
 }
 
+const countAsked = (runtime) => runtime.messages.filter((m) => m.role === 'user').length;
+
 function persist(threadId) {
   store.schedule(threadId, () => {
     const t = threads.get(threadId);
@@ -62,7 +64,12 @@ function persist(threadId) {
 }
 
 function adopt(runtime, record) {
-  const t = { runtime, title: record?.title || titleOf(runtime), updatedAt: record?.updatedAt ?? new Date().toISOString() };
+  const t = {
+    runtime,
+    title: record?.title || titleOf(runtime),
+    updatedAt: record?.updatedAt ?? new Date().toISOString(),
+    asked: countAsked(runtime),
+  };
   let frame = 0;
   t.view = new ThreadView({
     runtime,
@@ -81,7 +88,9 @@ function adopt(runtime, record) {
         debug.showRuntime(runtime);
         return;
       }
+      if (change.kind === 'messages_replaced') t.asked = countAsked(runtime);
       if (change.kind === 'message_added' && change.message.role === 'user') {
+        t.asked += 1;
         t.updatedAt = new Date().toISOString();
         if (!t.title) t.title = truncate(textOf(change.message.content).replace(/\s+/g, ' '), 60);
         order = [runtime.threadId, ...order.filter((id) => id !== runtime.threadId)];
@@ -100,7 +109,7 @@ function adopt(runtime, record) {
   $('scroller').append(t.view.el);
   autoscroll.observe(t.view.el);
   threads.set(runtime.threadId, t);
-  runtime.resumed?.then((result) => refresh(runtime.threadId, result));
+  runtime.resumed?.then(() => refresh(runtime.threadId));
   return t;
 }
 
@@ -142,52 +151,58 @@ function deleteThread(threadId) {
   renderThreadList();
 }
 
+let listKey = '';
+
+/** Rebuilds the thread list when something it shows changed (it is asked every frame of a run). */
 function renderThreadList() {
-  const list = $('thread-list');
-  list.replaceChildren(
-    ...order
-      .filter((id) => threads.has(id))
-      .map((id) => {
-        const t = threads.get(id);
-        const s = t.runtime.status;
-        const count = t.runtime.messages.filter((m) => m.role === 'user').length;
-        const del = h('button', {
-          type: 'button',
-          class: 'thread-delete',
-          title: 'Delete this thread',
-          'aria-label': 'Delete thread',
-          text: '×',
-          onclick: (event) => {
-            event.stopPropagation();
-            if (del.dataset.armed) deleteThread(id);
-            else {
-              del.dataset.armed = '1';
-              del.textContent = 'Delete?';
-              setTimeout(() => {
-                delete del.dataset.armed;
-                del.textContent = '×';
-              }, 3000);
-            }
-          },
-        });
-        return h(
-          'li',
-          { class: `thread-item${id === activeId ? ' active' : ''}`, dataset: { threadId: id, phase: s.phase } },
+  const rows = order
+    .filter((id) => threads.has(id))
+    .map((id) => {
+      const t = threads.get(id);
+      return { id, t, phase: t.runtime.status.phase };
+    });
+  const key = JSON.stringify([activeId, rows.map(({ id, t, phase }) => [id, t.title, t.asked, phase])]);
+  if (key === listKey) return;
+  listKey = key;
+  $('thread-list').replaceChildren(
+    ...rows.map(({ id, t, phase }) => {
+      const del = h('button', {
+        type: 'button',
+        class: 'thread-delete',
+        title: 'Delete this thread',
+        'aria-label': 'Delete thread',
+        text: '×',
+        onclick: (event) => {
+          event.stopPropagation();
+          if (del.dataset.armed) deleteThread(id);
+          else {
+            del.dataset.armed = '1';
+            del.textContent = 'Delete?';
+            setTimeout(() => {
+              delete del.dataset.armed;
+              del.textContent = '×';
+            }, 3000);
+          }
+        },
+      });
+      return h(
+        'li',
+        { class: `thread-item${id === activeId ? ' active' : ''}`, dataset: { threadId: id, phase } },
+        h(
+          'button',
+          { type: 'button', class: 'thread-open', onclick: () => activate(id), 'aria-current': id === activeId ? 'true' : undefined },
+          h('span', { class: 'thread-title', text: t.title || 'New thread' }),
           h(
-            'button',
-            { type: 'button', class: 'thread-open', onclick: () => activate(id), 'aria-current': id === activeId ? 'true' : undefined },
-            h('span', { class: 'thread-title', text: t.title || 'New thread' }),
-            h(
-              'span',
-              { class: 'thread-sub' },
-              s.phase === 'awaiting' ? h('span', { class: 'thread-flag', text: 'needs you' }) : null,
-              s.phase === 'running' ? h('span', { class: 'thread-flag running', text: 'working' }) : null,
-              `${count} message${count === 1 ? '' : 's'}`,
-            ),
+            'span',
+            { class: 'thread-sub' },
+            phase === 'awaiting' ? h('span', { class: 'thread-flag', text: 'needs you' }) : null,
+            phase === 'running' ? h('span', { class: 'thread-flag running', text: 'working' }) : null,
+            `${t.asked} message${t.asked === 1 ? '' : 's'} from you`,
           ),
-          del,
-        );
-      }),
+        ),
+        del,
+      );
+    }),
   );
 }
 
@@ -200,7 +215,7 @@ function refresh(threadId) {
   const status = t.runtime.status;
   composer.showStatus(status, MAX_ROUNDS);
   debug.showRuntime(t.runtime);
-  $('empty-state').hidden = t.runtime.messages.length > 0;
+  $('empty-state').hidden = t.view.entries.size > 0 || t.view.notes.length > 0;
 }
 
 function send(text) {
@@ -241,7 +256,7 @@ function setupChrome() {
     document.body.classList.toggle('debug-open', !drawer.hidden);
     if (active()) debug.showRuntime(active().runtime); // the drawer skips updates while hidden
   });
-  const panel = $('tools-panel');
+  const panelEl = $('tools-panel');
   // Wide screens show the tools panel and the thread list beside the chat (Tools hides the panel);
   // narrow ones show either as an overlay on demand.
   const narrow = window.matchMedia('(max-width: 820px)');
@@ -267,7 +282,7 @@ function setupChrome() {
   });
   narrow.addEventListener('change', syncButtons);
   syncButtons();
-  panel.addEventListener('health', (event) => {
+  panelEl.addEventListener('health', (event) => {
     const info = event.detail;
     $('agent-info').textContent = `agent: ${info.brain ?? '?'} brain${info.permits ? ` · ${info.permits.toLocaleString('en-US')} permits` : ''}`;
   });

@@ -72,6 +72,12 @@ export class ThreadView {
     }
     for (const note of this.notes) if (note.after !== null && !known.has(note.after)) this.renderNote(note);
     const status = this.runtime.status;
+    if (status.phase !== 'idle') {
+      // A restored thread whose turn goes on (approvals, interrupts, calls it resumes).
+      const users = messages.filter((m) => m.role === 'user');
+      this.turnEl = users.length ? this.entries.get(users.at(-1).id).el : null;
+      if (this.turnEl) this.turnEl.dataset.turn = 'running';
+    }
     for (const id of status.running) this.cards.get(id)?.setState('running');
     for (const approval of status.pendingApprovals) this.showApproval(approval);
     for (const interrupt of status.pendingInterrupts) this.showInterrupt(interrupt);
