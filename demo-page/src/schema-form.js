@@ -85,7 +85,10 @@ export function buildSchemaForm(schema) {
   }
   const required = new Set(Array.isArray(schema.required) ? schema.required : []);
   const readers = [];
-  for (const [key, sub] of Object.entries(schema.properties)) {
+  // Required fields first (each group in the order the schema lists them).
+  const entries = Object.entries(schema.properties);
+  const ordered = [...entries.filter(([k]) => required.has(k)), ...entries.filter(([k]) => !required.has(k))];
+  for (const [key, sub] of ordered) {
     const field = fieldFor(key, sub, required.has(key), idBase);
     if (field.el) fields.append(field.el);
     readers.push([key, field.read]);

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +26,6 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-let announced = false;
 
 /**
  * Starts everything a test file needs; call close() in after(). `brain` replaces the demo
@@ -38,10 +37,7 @@ export async function startHarness({ brain } = {}) {
   const server = await startDemoServer({ port: 0, staticRoot: outdir, ...(brain ? { brain } : {}) });
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
   await mkdir(SCREENSHOT_DIR, { recursive: true });
-  if (!announced) {
-    announced = true;
-    console.log(`# screenshots: ${SCREENSHOT_DIR}`);
-  }
+  await announceOnce();
   const origin = new URL(server.url).origin;
   const contexts = new Set();
 
@@ -77,6 +73,21 @@ export async function startHarness({ brain } = {}) {
       await rm(outdir, { recursive: true, force: true });
     },
   };
+}
+
+// node --test runs each file in its own process: the first of one run (same parent) says where
+// the screenshots go.
+async function announceOnce() {
+  const marker = join(SCREENSHOT_DIR, `.announced-${process.ppid}`);
+  try {
+    await writeFile(marker, '', { flag: 'wx' });
+  } catch {
+    return;
+  }
+  console.log(`# screenshots: ${SCREENSHOT_DIR}`);
+  for (const name of await readdir(SCREENSHOT_DIR)) {
+    if (name.startsWith('.announced-') && name !== `.announced-${process.ppid}`) await rm(join(SCREENSHOT_DIR, name), { force: true });
+  }
 }
 
 /**

@@ -34,6 +34,19 @@ const HOSTILE_MAP = {
   },
 };
 
+const RICH_SCHEMA = {
+  type: 'object',
+  properties: {
+    format: { enum: ['csv', 'json', 'parquet'], description: 'File format' },
+    limit: { type: 'integer', minimum: 1, title: 'Row limit' },
+    ratio: { type: 'number' },
+    compress: { type: 'boolean', default: true },
+    note: { type: 'string' },
+    extra: { type: 'object' },
+  },
+  required: ['format', 'limit'],
+};
+
 const scripted = {
   name: 'scripted',
   async run(input, ctx) {
@@ -49,6 +62,15 @@ const scripted = {
       const toolCallId = `read_clipboard-${input.runId}`;
       await streamToolCall(ctx, { toolCallId, toolCallName: 'read_clipboard', args: {} });
       return { type: 'success', pendingToolCallIds: [toolCallId] };
+    }
+    if (input.resume?.length) {
+      const [entry] = input.resume;
+      await streamText(ctx, `resumed ${entry.status} with ${JSON.stringify(entry.payload ?? null)}`);
+      return { type: 'success' };
+    }
+    if (text === 'rich interrupt') {
+      await streamText(ctx, 'I need a few details.');
+      return { type: 'interrupt', interrupts: [{ id: `rich-${input.runId}`, reason: 'input_required', message: 'How should I export?', responseSchema: RICH_SCHEMA }] };
     }
     if (text === 'snapshot') {
       await streamText(ctx, 'This text is about to be replaced.');
@@ -104,6 +126,44 @@ flow(
     assert.match(await lastAssistantText(page), /Your clipboard tool answered: \{"text":"secret from the clipboard"\}/);
   },
 );
+
+flow(() => harness, 'interrupt form: enum → select, integer and number → number inputs, required marked', {}, async ({ page }) => {
+  await send(page, 'rich interrupt');
+  const card = page.locator('.interrupt-card[data-state="pending"]');
+  await card.waitFor({ timeout: 30000 });
+  const fields = await card.locator('.field').evaluateAll((els) =>
+    els.map((el) => ({
+      field: el.dataset.field,
+      control: el.querySelector('select, input, textarea')?.tagName.toLowerCase(),
+      type: el.querySelector('input')?.type ?? null,
+      label: el.querySelector('label')?.textContent,
+      required: el.querySelector('select, input, textarea')?.required ?? false,
+    })),
+  );
+  // Required fields come first; the rest in the schema's order (the core currently sorts keys).
+  assert.deepEqual(fields.slice(0, 2), [
+    { field: 'format', control: 'select', type: null, label: 'Format *', required: true },
+    { field: 'limit', control: 'input', type: 'number', label: 'Row limit *', required: true },
+  ]);
+  const byField = (a, b) => a.field.localeCompare(b.field);
+  assert.deepEqual(fields.slice(2).sort(byField), [
+    { field: 'compress', control: 'input', type: 'checkbox', label: 'Compress', required: false },
+    { field: 'extra', control: 'textarea', type: null, label: 'Extra', required: false },
+    { field: 'note', control: 'input', type: 'text', label: 'Note', required: false },
+    { field: 'ratio', control: 'input', type: 'number', label: 'Ratio', required: false },
+  ]);
+  assert.deepEqual(await card.locator('[data-field="format"] option').allTextContents(), ['csv', 'json', 'parquet']);
+  assert.equal(await card.locator('[data-field="compress"] input').isChecked(), true, 'the default applies');
+  await card.locator('[data-field="format"] select').selectOption({ label: 'json' });
+  await card.locator('[data-field="limit"] input').fill('250');
+  await card.locator('[data-field="extra"] textarea').fill('{"a": [1, 2]}');
+  await screenshot(page, 'scripted-rich-interrupt');
+  await card.locator('button.submit').click();
+  await turnEnded(page, 'done');
+  const said = await lastAssistantText(page);
+  assert.match(said, /^resumed resolved with /);
+  assert.deepEqual(JSON.parse(said.replace('resumed resolved with ', '')), { format: 'json', limit: 250, compress: true, extra: { a: [1, 2] } });
+});
 
 flow(() => harness, 'MESSAGES_SNAPSHOT replaces the conversation in place', {}, async ({ page }) => {
   await send(page, 'snapshot');
@@ -176,6 +236,6 @@ flow(() => harness, 'an event that breaks the ordering rules is reported in plac
   const note = page.locator('.conversation:not([hidden]) :is([data-note="problem"], [data-note="error"], [data-note="run_error"])');
   await note.first().waitFor();
   assert.match(await note.first().textContent(), /never-started|TEXT_MESSAGE_CONTENT/);
+  assert.equal(await lastAssistantText(page), 'Still talking after the bad event.', 'the run went on');
   await screenshot(page, 'scripted-bad-event');
-  console.log(`# bad event: turn ${await page.getAttribute('.msg-user', 'data-turn')}; ${await note.first().textContent()}; last text: ${await lastAssistantText(page)}`);
 });
