@@ -74,6 +74,12 @@ std::pair<std::string_view, std::optional<std::string_view>> split_fragment(std:
 // %XX decoding; nullopt when an escape is malformed.
 std::optional<std::string> percent_decode(std::string_view text);
 
+// The default regex engine's linear-time matcher for the common subset of
+// ECMAScript patterns (json_schema_regex_vm.cpp). Null: outside the subset.
+struct RegexProgram;
+std::shared_ptr<const RegexProgram> compile_regex_program(std::string_view pattern);
+bool regex_program_search(const RegexProgram& program, std::string_view subject);
+
 struct Node;
 
 struct Regex {

@@ -7,8 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <string>
 #include <vector>
+
+#include "json_schema_internal.hpp"  // the linear-time regex matcher, tested against std::regex
 
 namespace {
 
@@ -630,7 +633,8 @@ TEST(JsonSchemaRegex, UnsupportedSyntaxIsACompileErrorNamingThePattern) {
 
 TEST(JsonSchemaRegex, LongSubjectsDoNotCrash) {
   // libstdc++'s depth-first executor would recurse per character here and
-  // overflow an 8 MB stack; we use its breadth-first one (libc++ is iterative).
+  // overflow an 8 MB stack; these run on the linear-time matcher, and the
+  // patterns outside its subset on std::regex's breadth-first executor (next test).
   const std::string long_a(100000, 'a');
   EXPECT_TRUE(matches("^a*$", long_a));
   EXPECT_TRUE(matches("^(a|b)*$", long_a));
@@ -644,17 +648,146 @@ TEST(JsonSchemaRegex, LongSubjectsDoNotCrash) {
   EXPECT_EQ(over[0].message.rfind("could not check pattern 'a': the string is longer than", 0), 0u);
 }
 
-TEST(JsonSchemaRegex, RunawayBacktrackingIsRefused) {
+TEST(JsonSchemaRegex, RunawayBacktrackingIsRefusedOrDecided) {
   const std::string subject = std::string(30, 'a') + "b";
-  const auto found = issues({{"pattern", "^(a+)+$"}}, subject);  // 2^30 paths for a backtracker
+  // In the linear-time matcher's subset: decided, whatever the library.
+  expect_issue({{"pattern", "^(a+)+$"}}, subject, "", "/pattern", "must match pattern '^(a+)+$'");
+  // Outside it (a lookahead), std::regex runs: 2^30 paths for a backtracker.
+  const auto found = issues({{"pattern", "^(?=a)(a+)+$"}}, subject);
   ASSERT_EQ(found.size(), 1u);
 #ifdef _LIBCPP_VERSION
-  EXPECT_EQ(found[0].message,  // libc++ gives up (error_complexity)
-            "could not check pattern '^(a+)+$': the pattern is too complex to evaluate against "
-            "this string");
+  EXPECT_EQ(
+      found[0].message,  // libc++ gives up (error_complexity)
+      "could not check pattern '^(?=a)(a+)+$': the pattern is too complex to evaluate against "
+      "this string");
 #else
-  EXPECT_EQ(found[0].message, "must match pattern '^(a+)+$'");  // breadth-first: decided
+  EXPECT_EQ(found[0].message, "must match pattern '^(?=a)(a+)+$'");  // breadth-first: decided
 #endif
+}
+
+TEST(JsonSchemaRegex, LongSubjectsOutsideTheFastSubset) {
+  const std::string long_a(100000, 'a');
+  EXPECT_TRUE(matches("^(?=a)a*$", long_a));  // std::regex, not the linear-time matcher
+  EXPECT_TRUE(matches("^(?!b)(a|b)*$", long_a));
+  EXPECT_FALSE(matches("^(?=a)a*$", long_a + "b"));
+}
+
+// The linear-time matcher must answer exactly as std::regex does on every
+// pattern it accepts. (Not "$" alone: libc++ never tries the empty match at the
+// end of a non-empty subject and says no; JS and libstdc++ say yes, and so does
+// the matcher.)
+TEST(JsonSchemaRegexVm, AgreesWithStdRegexOnItsSubset) {
+  const std::vector<std::string> patterns = {
+      "^[a-z]+$",
+      "^[A-Z]{2}$",
+      "^\\d{4}-\\d{2}-\\d{2}$",
+      "^[^@\\s]+@[^@\\s]+\\.[a-z]{2,}$",
+      "^\\+?[1-9]\\d{1,14}$",
+      "^[a-z]{2}(-[A-Z]{2})?$",
+      "^(ctrl|alt)(\\+(ctrl|alt))*\\+[a-z0-9]$",
+      "^\\d{2}:\\d{2}(:\\d{2})?(Z|[+-]\\d{2}:\\d{2})$",
+      "a*b",
+      "b",
+      "^$",
+      "^",
+      "a|",
+      "()",
+      "(a*)*b",
+      "a{2,3}",
+      "a{2}",
+      "a{0,}",
+      "a+?b",
+      "a??b",
+      "\\bab\\b",
+      "\\Bb",
+      "[a-c-]",
+      "[-a]",
+      "[\\-.]+",
+      "[\\w.]+@",
+      "\\W",
+      "\\D+",
+      "\\S\\s",
+      ".",
+      "^.$",
+      "^..$",
+      "a.c",
+      "(?:ab|a)(bc|c)$",
+      "^(a|ab)(c|bcd)(d*)$",
+      "[^a-z]",
+      "\\/",
+      "\\.",
+      "x\\x41",
+      "\\u0041",
+      "[\\b]",
+      "\\t|\\n",
+      "^(a+)+$",
+      "^(\\w+\\s?)+$",
+      "(^a|b$)",
+      "a$|^b",
+  };
+  std::vector<std::string> subjects = {"",
+                                       "a",
+                                       "b",
+                                       "ab",
+                                       "abc",
+                                       "aab",
+                                       "aaab",
+                                       "ba",
+                                       "AB",
+                                       "Ab",
+                                       "2024-05-01",
+                                       "12:30",
+                                       "12:30:05Z",
+                                       "12:30+02:00",
+                                       "+14155550123",
+                                       "0123",
+                                       "ada@example.com",
+                                       "a b",
+                                       "a\nb",
+                                       "a\rc",
+                                       "a.c",
+                                       "a/c",
+                                       "x-y",
+                                       "nb-NO",
+                                       "ctrl+k",
+                                       "ctrl+alt+k",
+                                       "alt+",
+                                       "abcd",
+                                       "abbcd",
+                                       "\t",
+                                       "\b",
+                                       "xA",
+                                       "caf\xC3\xA9",
+                                       "\xC3\xA9",
+                                       "aaaaaaaaaaaaaaaaaaab",
+                                       "hello world",
+                                       "A"};
+  const std::string alphabet = "ab1-. \n";
+  for (char x : alphabet) {
+    for (char y : alphabet) subjects.push_back(std::string{x, y});
+  }
+  for (const auto& pattern : patterns) {
+    const auto program = agui::schema_detail::compile_regex_program(pattern);
+    ASSERT_TRUE(program) << pattern << " should be in the subset";
+    const std::regex reference(pattern, std::regex::ECMAScript);
+    for (const auto& subject : subjects) {
+      bool expected = false;
+      try {
+        expected = std::regex_search(subject, reference);
+      } catch (const std::regex_error&) {
+        continue;  // libc++ gives up on "^(a+)+$" against 19 a's and a b; nothing to compare
+      }
+      EXPECT_EQ(agui::schema_detail::regex_program_search(*program, subject), expected)
+          << "pattern " << pattern << " on " << json(subject).dump();
+    }
+  }
+  // Left to std::regex: back-references, lookaround, non-ASCII pattern bytes,
+  // syntax the C++ libraries disagree on, and escapes beyond the subset.
+  for (const char* outside :
+       {"(a)\\1", "(?=a)", "(?!a)b", "\\cA", "a{,3}", "[\\d-z]", "caf\xC3\xA9", "[]", "[^]", "a]",
+        "x{", "a}", "\\u00e9", "\\x80", "[[:alpha:]]", "\\_", "\\e", "a**", "^*"}) {
+    EXPECT_FALSE(agui::schema_detail::compile_regex_program(outside)) << outside;
+  }
 }
 
 TEST(JsonSchemaRegex, BackReferences) {

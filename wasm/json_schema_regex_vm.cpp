@@ -1,0 +1,537 @@
+// A linear-time matcher for the subset of ECMAScript patterns that tool
+// schemas use ("^[A-Z]{2}$", "^\\d{4}-\\d{2}-\\d{2}$", "^(a|b)(\\+c)*$"):
+// literals, ".", classes, \d \w \s and their negations, groups, alternation,
+// greedy and lazy quantifiers, ^ $ \b \B. It compiles such a pattern to a small
+// NFA program and runs it as a Pike VM over the subject's bytes: no recursion,
+// no backtracking, time proportional to subject length times program size.
+// Whether a match exists does not depend on ECMAScript's backtracking order,
+// so for this subset the answer is the one std::regex gives (the default engine
+// checks that in tests, pattern by pattern). Anything outside the subset
+// (back-references, lookaround, non-ASCII pattern bytes, odd syntax) is left
+// to std::regex.
+#include <bitset>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "json_schema_internal.hpp"
+
+namespace agui::schema_detail {
+
+struct RegexProgram {
+  enum class Op : std::uint8_t {
+    kSet,
+    kSplit,
+    kJump,
+    kBegin,
+    kEnd,
+    kWordBoundary,
+    kNotWordBoundary,
+    kMatch
+  };
+  struct Instr {
+    Op op = Op::kMatch;
+    std::uint32_t x = 0, y = 0;
+    std::bitset<256> set{};  // kSet: the bytes it accepts
+  };
+  std::vector<Instr> code;
+  bool anchored = false;  // starts with ^: try position 0 only
+};
+
+namespace {
+
+using Set = std::bitset<256>;
+constexpr std::size_t kMaxProgram = 4000;
+constexpr int kMaxNesting = 32;
+
+bool is_word(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+Set range(unsigned char lo, unsigned char hi) {
+  Set s;
+  for (unsigned c = lo; c <= hi; ++c) s.set(c);
+  return s;
+}
+
+Set digits() { return range('0', '9'); }
+Set words() {
+  Set s;
+  for (unsigned c = 0; c < 128; ++c) s[c] = is_word(static_cast<unsigned char>(c));
+  return s;
+}
+Set spaces() {  // the C locale's isspace, as std::regex uses over bytes
+  Set s;
+  for (const char c : {' ', '\t', '\n', '\v', '\f', '\r'}) s.set(static_cast<unsigned char>(c));
+  return s;
+}
+
+// The pattern as a tree, before it becomes code.
+struct Ast {
+  enum class Kind : std::uint8_t {
+    kSet,
+    kConcat,
+    kAlternate,
+    kRepeat,
+    kBegin,
+    kEnd,
+    kWordBoundary,
+    kNotWordBoundary
+  };
+  Kind kind = Kind::kSet;
+  Set set;
+  std::vector<Ast> children;
+  int min = 0, max = 0;  // kRepeat: max -1 is unbounded
+};
+
+Ast make(Ast::Kind kind) {
+  Ast node;
+  node.kind = kind;
+  return node;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view p) : p_(p) {}
+
+  std::optional<Ast> parse() {
+    for (const char c : p_) {
+      if (static_cast<unsigned char>(c) >= 0x80) return std::nullopt;
+    }
+    auto tree = disjunction(0);
+    if (!tree || i_ != p_.size()) return std::nullopt;
+    return tree;
+  }
+
+ private:
+  bool at_end() const { return i_ >= p_.size(); }
+  char peek() const { return at_end() ? '\0' : p_[i_]; }
+
+  std::optional<Ast> disjunction(int nesting) {
+    if (nesting > kMaxNesting) return std::nullopt;
+    Ast alt = make(Ast::Kind::kAlternate);
+    for (;;) {
+      auto seq = alternative(nesting);
+      if (!seq) return std::nullopt;
+      alt.children.push_back(std::move(*seq));
+      if (peek() != '|') break;
+      ++i_;
+    }
+    if (alt.children.size() == 1) return std::move(alt.children[0]);
+    return alt;
+  }
+
+  std::optional<Ast> alternative(int nesting) {
+    Ast seq = make(Ast::Kind::kConcat);
+    while (!at_end() && peek() != '|' && peek() != ')') {
+      auto term = this->term(nesting);
+      if (!term) return std::nullopt;
+      seq.children.push_back(std::move(*term));
+    }
+    return seq;
+  }
+
+  std::optional<Ast> term(int nesting) {
+    const char c = p_[i_];
+    if (c == '^' || c == '$') {
+      ++i_;
+      return make(c == '^' ? Ast::Kind::kBegin : Ast::Kind::kEnd);
+    }
+    if (c == '\\' && i_ + 1 < p_.size() && (p_[i_ + 1] == 'b' || p_[i_ + 1] == 'B')) {
+      i_ += 2;
+      return make(p_[i_ - 1] == 'b' ? Ast::Kind::kWordBoundary : Ast::Kind::kNotWordBoundary);
+    }
+    auto atom = this->atom(nesting);
+    if (!atom) return std::nullopt;
+    return quantified(std::move(*atom));
+  }
+
+  std::optional<Ast> quantified(Ast atom) {
+    int min = 0;
+    int max = 0;
+    const char c = peek();
+    if (c == '*') {
+      min = 0, max = -1, ++i_;
+    } else if (c == '+') {
+      min = 1, max = -1, ++i_;
+    } else if (c == '?') {
+      min = 0, max = 1, ++i_;
+    } else if (c == '{') {
+      ++i_;
+      const auto lo = number();
+      if (!lo) return std::nullopt;
+      min = max = *lo;
+      if (peek() == ',') {
+        ++i_;
+        if (peek() == '}') {
+          max = -1;
+        } else {
+          const auto hi = number();
+          if (!hi || *hi < min) return std::nullopt;
+          max = *hi;
+        }
+      }
+      if (peek() != '}') return std::nullopt;
+      ++i_;
+    } else {
+      return atom;
+    }
+    if (peek() == '?') ++i_;  // lazy: the same set of matches
+    if (peek() == '*' || peek() == '+' || peek() == '?' || peek() == '{') return std::nullopt;
+    Ast repeat = make(Ast::Kind::kRepeat);
+    repeat.min = min;
+    repeat.max = max;
+    repeat.children.push_back(std::move(atom));
+    return repeat;
+  }
+
+  std::optional<int> number() {
+    int value = 0;
+    const std::size_t start = i_;
+    while (!at_end() && peek() >= '0' && peek() <= '9') {
+      value = value * 10 + (peek() - '0');
+      if (value > 1000) return std::nullopt;
+      ++i_;
+    }
+    if (i_ == start) return std::nullopt;
+    return value;
+  }
+
+  std::optional<Ast> atom(int nesting) {
+    const char c = p_[i_];
+    Ast set = make(Ast::Kind::kSet);
+    switch (c) {
+      case '.':
+        ++i_;
+        set.set.set();
+        set.set.reset('\n');
+        set.set.reset('\r');
+        return set;
+      case '(': {
+        ++i_;
+        if (peek() == '?') {
+          if (i_ + 1 >= p_.size() || p_[i_ + 1] != ':') return std::nullopt;  // lookaround
+          i_ += 2;
+        }
+        auto inner = disjunction(nesting + 1);
+        if (!inner || peek() != ')') return std::nullopt;
+        ++i_;
+        return inner;
+      }
+      case '[':
+        return klass();
+      case '\\': {
+        ++i_;
+        const auto escaped = escape(false);
+        if (!escaped) return std::nullopt;
+        set.set = *escaped;
+        return set;
+      }
+      case '*':
+      case '+':
+      case '?':
+      case '{':
+      case '}':
+      case ']':
+      case ')':
+      case '|':
+        return std::nullopt;  // std::regex and JS disagree on some of these: leave them
+      default:
+        ++i_;
+        set.set.set(static_cast<unsigned char>(c));
+        return set;
+    }
+  }
+
+  // After a backslash.
+  std::optional<Set> escape(bool in_class) {
+    if (at_end()) return std::nullopt;
+    const char c = p_[i_++];
+    Set s;
+    switch (c) {
+      case 'd':
+        return digits();
+      case 'D':
+        return ~digits();
+      case 'w':
+        return words();
+      case 'W':
+        return ~words();
+      case 's':
+        return spaces();
+      case 'S':
+        return ~spaces();
+      case 't':
+        s.set('\t');
+        return s;
+      case 'n':
+        s.set('\n');
+        return s;
+      case 'r':
+        s.set('\r');
+        return s;
+      case 'f':
+        s.set('\f');
+        return s;
+      case 'v':
+        s.set('\v');
+        return s;
+      case 'b':
+        if (!in_class) return std::nullopt;
+        s.set('\b');
+        return s;
+      case 'x':
+      case 'u': {
+        const std::size_t digits_needed = c == 'x' ? 2 : 4;
+        if (i_ + digits_needed > p_.size()) return std::nullopt;
+        unsigned value = 0;
+        for (std::size_t k = 0; k < digits_needed; ++k) {
+          const char h = p_[i_ + k];
+          const int d = h >= '0' && h <= '9'   ? h - '0'
+                        : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                        : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                               : -1;
+          if (d < 0) return std::nullopt;
+          value = value * 16 + static_cast<unsigned>(d);
+        }
+        if (value >= 0x80) return std::nullopt;  // engines treat these differently
+        i_ += digits_needed;
+        s.set(value);
+        return s;
+      }
+      default:
+        // Identity escapes of ASCII punctuation ("\.", "\/", "\-"); letters,
+        // digits (back-references) and the rest go to std::regex.
+        if ((c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '^') ||
+            (c >= '{' && c <= '}') || c == '`') {
+          s.set(static_cast<unsigned char>(c));
+          return s;
+        }
+        return std::nullopt;
+    }
+  }
+
+  std::optional<Ast> klass() {
+    ++i_;  // '['
+    Ast node = make(Ast::Kind::kSet);
+    bool negate = false;
+    if (peek() == '^') {
+      negate = true;
+      ++i_;
+    }
+    if (peek() == ']') return std::nullopt;  // "[]" and "[^]": leave to std::regex
+    while (!at_end() && peek() != ']') {
+      // One member: a single byte (possibly the start of a range) or a class escape.
+      std::optional<unsigned char> lo;
+      if (peek() == '\\') {
+        ++i_;
+        const std::size_t before = i_;
+        const auto escaped = escape(true);
+        if (!escaped) return std::nullopt;
+        if (escaped->count() != 1 ||
+            (p_[before] == 'd' || p_[before] == 'w' || p_[before] == 's')) {
+          if (peek() == '-' && i_ + 1 < p_.size() && p_[i_ + 1] != ']') return std::nullopt;
+          node.set |= *escaped;
+          continue;
+        }
+        for (unsigned b = 0; b < 256; ++b) {
+          if ((*escaped)[b]) lo = static_cast<unsigned char>(b);
+        }
+      } else if (peek() == '[') {
+        return std::nullopt;  // "[[:alpha:]]" and friends differ between engines
+      } else {
+        lo = static_cast<unsigned char>(p_[i_++]);
+      }
+      if (peek() == '-' && i_ + 1 < p_.size() && p_[i_ + 1] != ']') {
+        ++i_;
+        unsigned char hi = 0;
+        if (peek() == '\\') {
+          ++i_;
+          const auto escaped = escape(true);
+          if (!escaped || escaped->count() != 1) return std::nullopt;
+          for (unsigned b = 0; b < 256; ++b) {
+            if ((*escaped)[b]) hi = static_cast<unsigned char>(b);
+          }
+        } else if (peek() == '[') {
+          return std::nullopt;
+        } else {
+          hi = static_cast<unsigned char>(p_[i_++]);
+        }
+        if (hi < *lo) return std::nullopt;
+        node.set |= range(*lo, hi);
+      } else {
+        node.set.set(*lo);
+      }
+    }
+    if (peek() != ']') return std::nullopt;
+    ++i_;
+    if (negate) node.set = ~node.set;
+    return node;
+  }
+
+  std::string_view p_;
+  std::size_t i_ = 0;
+};
+
+class Emitter {
+ public:
+  bool emit(const Ast& node, std::vector<RegexProgram::Instr>& code) {
+    using Op = RegexProgram::Op;
+    if (code.size() > kMaxProgram) return false;
+    switch (node.kind) {
+      case Ast::Kind::kSet:
+        code.push_back({Op::kSet, 0, 0, node.set});
+        return true;
+      case Ast::Kind::kBegin:
+        code.push_back({Op::kBegin});
+        return true;
+      case Ast::Kind::kEnd:
+        code.push_back({Op::kEnd});
+        return true;
+      case Ast::Kind::kWordBoundary:
+        code.push_back({Op::kWordBoundary});
+        return true;
+      case Ast::Kind::kNotWordBoundary:
+        code.push_back({Op::kNotWordBoundary});
+        return true;
+      case Ast::Kind::kConcat:
+        for (const Ast& child : node.children) {
+          if (!emit(child, code)) return false;
+        }
+        return true;
+      case Ast::Kind::kAlternate: {
+        // split L1, next; L1: a; jump end; next: split L2, next2; ...
+        std::vector<std::size_t> jumps;
+        for (std::size_t k = 0; k < node.children.size(); ++k) {
+          const bool last = k + 1 == node.children.size();
+          std::size_t split = 0;
+          if (!last) {
+            split = code.size();
+            code.push_back({Op::kSplit});
+            code[split].x = static_cast<std::uint32_t>(code.size());
+          }
+          if (!emit(node.children[k], code)) return false;
+          if (!last) {
+            jumps.push_back(code.size());
+            code.push_back({Op::kJump});
+            code[split].y = static_cast<std::uint32_t>(code.size());
+          }
+        }
+        for (const std::size_t j : jumps) code[j].x = static_cast<std::uint32_t>(code.size());
+        return true;
+      }
+      case Ast::Kind::kRepeat: {
+        const Ast& body = node.children[0];
+        if (body.kind >= Ast::Kind::kBegin) return false;  // a quantified assertion
+        for (int k = 0; k < node.min; ++k) {
+          if (!emit(body, code)) return false;
+        }
+        if (node.max < 0) {  // L: split body, end; body; jump L
+          const std::size_t split = code.size();
+          code.push_back({Op::kSplit});
+          code[split].x = static_cast<std::uint32_t>(code.size());
+          if (!emit(body, code)) return false;
+          code.push_back({Op::kJump, static_cast<std::uint32_t>(split)});
+          code[split].y = static_cast<std::uint32_t>(code.size());
+          return true;
+        }
+        std::vector<std::size_t> splits;
+        for (int k = node.min; k < node.max; ++k) {  // nested optionals
+          splits.push_back(code.size());
+          code.push_back({Op::kSplit});
+          code[splits.back()].x = static_cast<std::uint32_t>(code.size());
+          if (!emit(body, code)) return false;
+        }
+        for (const std::size_t s : splits) code[s].y = static_cast<std::uint32_t>(code.size());
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const RegexProgram> compile_regex_program(std::string_view pattern) {
+  auto tree = Parser(pattern).parse();
+  if (!tree) return nullptr;
+  auto program = std::make_shared<RegexProgram>();
+  if (!Emitter().emit(*tree, program->code) || program->code.size() > kMaxProgram) return nullptr;
+  program->code.push_back({RegexProgram::Op::kMatch});
+  program->anchored = program->code.front().op == RegexProgram::Op::kBegin;
+  return program;
+}
+
+bool regex_program_search(const RegexProgram& program, std::string_view s) {
+  using Op = RegexProgram::Op;
+  const auto& code = program.code;
+  const std::size_t size = code.size();
+  // Scratch reused across calls on this thread: no allocation per search.
+  thread_local std::vector<std::uint32_t> current, next, stack;
+  thread_local std::vector<std::size_t> mark;
+  if (mark.size() < size) mark.assign(size, 0);
+  thread_local std::size_t generation = 0;
+  current.clear();
+  next.clear();
+  const std::size_t n = s.size();
+  auto word_at = [&](std::size_t pos) {
+    return pos < n && is_word(static_cast<unsigned char>(s[pos]));
+  };
+  // Follows the epsilon transitions from pc at position pos; true on a match.
+  auto add = [&](std::vector<std::uint32_t>& list, std::uint32_t start, std::size_t pos) {
+    stack.clear();
+    stack.push_back(start);
+    while (!stack.empty()) {
+      const std::uint32_t pc = stack.back();
+      stack.pop_back();
+      if (mark[pc] == generation) continue;
+      mark[pc] = generation;
+      const auto& in = code[pc];
+      switch (in.op) {
+        case Op::kSet:
+          list.push_back(pc);
+          break;
+        case Op::kSplit:
+          stack.push_back(in.y);
+          stack.push_back(in.x);
+          break;
+        case Op::kJump:
+          stack.push_back(in.x);
+          break;
+        case Op::kBegin:
+          if (pos == 0) stack.push_back(pc + 1);
+          break;
+        case Op::kEnd:
+          if (pos == n) stack.push_back(pc + 1);
+          break;
+        case Op::kWordBoundary:
+        case Op::kNotWordBoundary: {
+          const bool boundary = (pos > 0 && word_at(pos - 1)) != word_at(pos);
+          if (boundary == (in.op == Op::kWordBoundary)) stack.push_back(pc + 1);
+          break;
+        }
+        case Op::kMatch:
+          return true;
+      }
+    }
+    return false;
+  };
+  ++generation;
+  if (add(current, 0, 0)) return true;
+  for (std::size_t pos = 0; pos < n; ++pos) {
+    if (current.empty() && program.anchored) return false;
+    ++generation;
+    next.clear();
+    const auto c = static_cast<unsigned char>(s[pos]);
+    for (const std::uint32_t pc : current) {
+      if (code[pc].set[c] && add(next, pc + 1, pos + 1)) return true;
+    }
+    if (!program.anchored && add(next, 0, pos + 1)) return true;
+    current.swap(next);
+  }
+  return false;
+}
+
+}  // namespace agui::schema_detail
