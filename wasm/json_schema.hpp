@@ -61,12 +61,15 @@ class RegexEngine {
 // - The syntax accepted beyond that is the C++ library's: e.g. a lone "]" is a
 //   literal natively (libstdc++) but an error in the wasm build (libc++), as it
 //   is in JS with "u".
+// - Patterns in the common subset (literals, classes, groups, alternation,
+//   quantifiers, ^ $ \b) run on a linear-time matcher with the same byte
+//   semantics; the rest on std::regex (json_schema_regex.cpp says how its
+//   recursion and backtracking are contained).
 // - Subjects over kDefaultRegexMaxSubjectBytes are not matched (an issue).
 //   Natively (libstdc++), patterns with back-references are matched only on
 //   subjects up to 1000 bytes, because that executor recurses per character.
-//   Runaway backtracking is an issue in wasm (libc++ error_complexity); an
-//   unanchored pattern that fails late on a long subject is quadratic in both
-//   C++ libraries (as in most backtracking engines).
+//   Runaway backtracking outside the subset is an issue in wasm (libc++
+//   error_complexity).
 inline constexpr std::size_t kDefaultRegexMaxSubjectBytes = 1024 * 1024;
 const RegexEngine& default_regex_engine();
 
