@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "error.hpp"
 #include "round_driver.hpp"
@@ -16,15 +17,21 @@ namespace {
 using agui::ErrorCode;
 using agui::json;
 
+json error_value(ErrorCode code, const std::string& message) {
+  return json{{"error", {{"code", std::string(agui::to_string(code))}, {"message", message}}}};
+}
+
 std::string error_text(ErrorCode code, const std::string& message) {
-  return json{{"error", {{"code", std::string(agui::to_string(code))}, {"message", message}}}}.dump();
+  return error_value(code, message).dump();
 }
 
 // Runs `body` (which returns JSON) and turns anything thrown into an error value.
-template <class F>
-std::string guarded(const char* where, F&& body) {
+// One out-of-line function holds the try/catch and the serialisation, so each
+// entry point adds only its own small body to the module.
+using Body = json (*)(void*);
+std::string run_guarded(const char* where, Body body, void* context) {
   try {
-    return body().dump(-1, ' ', false, json::error_handler_t::replace);
+    return body(context).dump(-1, ' ', false, json::error_handler_t::replace);
   } catch (const std::bad_alloc&) {
     return error_text(ErrorCode::kLimitExceeded, std::string(where) + ": out of memory");
   } catch (const std::exception& e) {
@@ -34,19 +41,24 @@ std::string guarded(const char* where, F&& body) {
   }
 }
 
-// Parses JSON text handed in by the shim; a parse failure is an error value.
-bool parse_arg(const std::string& text, const char* what, json& out, std::string& error) {
-  out = json::parse(text, nullptr, false);
-  if (out.is_discarded()) {
-    error = error_text(ErrorCode::kInvalidJson, std::string(what) + " is not valid JSON");
-    return false;
-  }
-  return true;
+template <class F>
+std::string guarded(const char* where, F&& body) {
+  using Fn = std::remove_reference_t<F>;
+  return run_guarded(
+      where, [](void* c) -> json { return (*static_cast<Fn*>(c))(); }, &body);
+}
+
+// Parses JSON text handed in by the shim; `error` is set when it is not JSON.
+json parse_arg(const std::string& text, const char* what, json& error) {
+  json value = json::parse(text, nullptr, false);
+  if (value.is_discarded())
+    error = error_value(ErrorCode::kInvalidJson, std::string(what) + " is not valid JSON");
+  return value;
 }
 
 json status_json(const agui::Status& st) {
   if (!st) return json{{"ok", true}};
-  return json{{"error", {{"code", std::string(agui::to_string(st->code))}, {"message", st->message}}}};
+  return error_value(st->code, st->message);
 }
 
 class Registry {
@@ -57,8 +69,10 @@ class Registry {
   std::string configure(const std::string& options_text) {
     return guarded("configure", [&] {
       json options = json::parse(options_text, nullptr, false);
-      if (!options.is_object()) return json{{"error", {{"code", "invalid_argument"}, {"message", "registry options must be an object"}}}};
-      if (registry_->size() != 0) return json{{"error", {{"code", "invalid_state"}, {"message", "configure the registry before adding tools"}}}};
+      if (!options.is_object())
+        return error_value(ErrorCode::kInvalidArgument, "registry options must be an object");
+      if (registry_->size() != 0)
+        return error_value(ErrorCode::kInvalidState, "configure the registry before adding tools");
       agui::RegistryOptions o;
       o.stamp_schema_extensions = options.value("stampSchemaExtensions", false);
       registry_ = std::make_shared<agui::ToolRegistry>(o);
@@ -69,7 +83,8 @@ class Registry {
   std::string add(const std::string& definition_text) {
     return guarded("tools.register", [&] {
       json definition = json::parse(definition_text, nullptr, false);
-      if (definition.is_discarded()) return json{{"error", {{"code", "invalid_json"}, {"message", "tool definition is not valid JSON"}}}};
+      if (definition.is_discarded())
+        return error_value(ErrorCode::kInvalidJson, "tool definition is not valid JSON");
       auto spec = agui::ToolSpec::from_json(definition);
       if (auto* err = std::get_if<agui::Error>(&spec)) return status_json(*err);
       return status_json(registry_->add(std::get<agui::ToolSpec>(std::move(spec))));
@@ -79,11 +94,18 @@ class Registry {
     return guarded("tools.unregister", [&] { return status_json(registry_->remove(name)); });
   }
   std::string setEnabled(const std::string& name, bool enabled) {
-    return guarded("tools.setEnabled", [&] { return status_json(registry_->set_enabled(name, enabled)); });
+    return guarded("tools.setEnabled",
+                   [&] { return status_json(registry_->set_enabled(name, enabled)); });
   }
-  std::string advertise() const { return guarded("tools.advertise", [&] { return registry_->advertise(); }); }
-  std::string catalog() const { return guarded("tools.catalog", [&] { return registry_->catalog(); }); }
-  std::string list() const { return guarded("tools.list", [&] { return registry_->list(); }); }
+  std::string advertise() const {
+    return guarded("tools.advertise", [&] { return registry_->advertise(); });
+  }
+  std::string catalog() const {
+    return guarded("tools.catalog", [&] { return registry_->catalog(); });
+  }
+  std::string list() const {
+    return guarded("tools.list", [&] { return registry_->list(); });
+  }
 
   std::shared_ptr<const agui::ToolRegistry> shared() const { return registry_; }
 
@@ -94,22 +116,26 @@ class Registry {
 // One thread's round driver, sharing its page's registry.
 class Driver {
  public:
-  Driver(const Registry& registry, const std::string& thread_id) : registry_(registry.shared()), thread_id_(thread_id) {}
+  Driver(const Registry& registry, const std::string& thread_id)
+      : registry_(registry.shared()), thread_id_(thread_id) {}
 
   // Options ({maxRounds, repeatLimit, defaultTimeoutMs, context, forwardedProps,
   // idPrefix, limits...}) or an exported thread ({export, options}) to restore.
   std::string open(const std::string& config_text) {
     return guarded("createRuntime", [&]() -> json {
       json config = json::parse(config_text, nullptr, false);
-      if (!config.is_object()) return json{{"error", {{"code", "invalid_json"}, {"message", "runtime options must be a JSON object"}}}};
+      if (!config.is_object())
+        return error_value(ErrorCode::kInvalidJson, "runtime options must be a JSON object");
       auto options = agui::DriverOptions::from_json(config.value("options", json::object()));
       if (auto* err = std::get_if<agui::Error>(&options)) return status_json(*err);
       if (config.contains("export")) {
-        auto restored = agui::RoundDriver::from_export(registry_, config["export"], std::get<agui::DriverOptions>(options));
+        auto restored = agui::RoundDriver::from_export(registry_, config["export"],
+                                                       std::get<agui::DriverOptions>(options));
         if (auto* err = std::get_if<agui::Error>(&restored)) return status_json(*err);
         driver_ = std::move(std::get<std::unique_ptr<agui::RoundDriver>>(restored));
       } else {
-        driver_ = std::make_unique<agui::RoundDriver>(registry_, thread_id_, std::get<agui::DriverOptions>(std::move(options)));
+        driver_ = std::make_unique<agui::RoundDriver>(
+            registry_, thread_id_, std::get<agui::DriverOptions>(std::move(options)));
       }
       return json{{"ok", true}, {"threadId", driver_->thread_id()}};
     });
@@ -117,10 +143,9 @@ class Driver {
 
   std::string send(const std::string& input_text) {
     return step("send", [&] {
-      json input;
-      std::string err;
-      if (!parse_arg(input_text, "send() input", input, err)) return json::parse(err);
-      return driver_->send(input);
+      json error;
+      json input = parse_arg(input_text, "send() input", error);
+      return error.is_null() ? driver_->send(input) : error;
     });
   }
   // `bytes` arrives from a Uint8Array: embind copies it into the heap once.
@@ -142,15 +167,15 @@ class Driver {
   std::string approve(const std::string& thread_id, const std::string& call_id) {
     return step("approvals.approve", [&] { return driver_->approve(thread_id, call_id); });
   }
-  std::string reject(const std::string& thread_id, const std::string& call_id, const std::string& reason) {
+  std::string reject(const std::string& thread_id, const std::string& call_id,
+                     const std::string& reason) {
     return step("approvals.reject", [&] { return driver_->reject(thread_id, call_id, reason); });
   }
   std::string resolveInterrupt(const std::string& id, const std::string& payload_text) {
     return step("interrupts.resolve", [&] {
-      json payload;
-      std::string err;
-      if (!parse_arg(payload_text, "interrupt payload", payload, err)) return json::parse(err);
-      return driver_->resolve_interrupt(id, std::move(payload));
+      json error;
+      json payload = parse_arg(payload_text, "interrupt payload", error);
+      return error.is_null() ? driver_->resolve_interrupt(id, std::move(payload)) : error;
     });
   }
   std::string cancelInterrupt(const std::string& id, const std::string& reason) {
@@ -162,17 +187,29 @@ class Driver {
   std::string continueTurn() {
     return step("continueTurn", [&] { return driver_->continue_turn(); });
   }
-  std::string takeChanges() { return step("takeChanges", [&] { return driver_->take_changes(); }); }
-  std::string status() { return step("status", [&] { return driver_->status(); }); }
-  std::string messages() { return step("messages", [&] { return driver_->thread().messages(); }); }
-  std::string state() { return step("state", [&] { return driver_->thread().state(); }); }
-  std::string exportThread() { return step("thread.export", [&] { return driver_->export_thread(); }); }
+  std::string takeChanges() {
+    return step("takeChanges", [&] { return driver_->take_changes(); });
+  }
+  std::string status() {
+    return step("status", [&] { return driver_->status(); });
+  }
+  std::string messages() {
+    return step("messages", [&] { return driver_->thread().messages(); });
+  }
+  std::string state() {
+    return step("state", [&] { return driver_->thread().state(); });
+  }
+  std::string exportThread() {
+    return step("thread.export", [&] { return driver_->export_thread(); });
+  }
 
  private:
   template <class F>
   std::string step(const char* where, F&& body) {
     return guarded(where, [&]() -> json {
-      if (!driver_) return json{{"error", {{"code", "invalid_state"}, {"message", std::string(where) + ": the runtime is not open"}}}};
+      if (!driver_)
+        return error_value(ErrorCode::kInvalidState,
+                           std::string(where) + ": the runtime is not open");
       return body();
     });
   }
