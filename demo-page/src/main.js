@@ -197,7 +197,7 @@ function renderThreadList() {
             { class: 'thread-sub' },
             phase === 'awaiting' ? h('span', { class: 'thread-flag', text: 'needs you' }) : null,
             phase === 'running' ? h('span', { class: 'thread-flag running', text: 'working' }) : null,
-            `${t.asked} message${t.asked === 1 ? '' : 's'} from you`,
+            `${t.asked} message${t.asked === 1 ? '' : 's'}`,
           ),
         ),
         del,

@@ -109,6 +109,7 @@ export function flow(getHarness, name, options, fn) {
     }
     assert.deepEqual(session.blocked, [], 'no request left the local server');
     assert.deepEqual(session.errors, [], 'the page threw nothing');
+    assert.deepEqual(session.consoleErrors, [], 'the page logged no error (a CSP violation would show here)');
   });
 }
 
