@@ -10,10 +10,21 @@ npm_ci demo-page
 build_native
 build_wasm
 
+# The same GoogleTest suites, natively and as wasm under node: each must pass,
+# and both must report the same count.
 say "core suites, native"
-ctest --test-dir "$ROOT/build" --output-on-failure
+native=$("$ROOT/build/tests/agui_core_tests" --gtest_brief=1 | tee /dev/stderr | grep -E '^\[  PASSED  \]')
 say "core suites, wasm under node"
-ctest --test-dir "$ROOT/build-wasm" --output-on-failure
+wasm=$(node --no-experimental-fetch "$ROOT/build-wasm/tests/agui_core_tests.js" --gtest_brief=1 | tee /dev/stderr | grep -E '^\[  PASSED  \]')
+if [ "$native" != "$wasm" ]; then
+  echo "native and wasm suites disagree: native '$native', wasm '$wasm'" >&2
+  exit 1
+fi
+echo "native and wasm agree: $native"
+
+say "the official JSON Schema suite, ours beside ajv"
+npm_ci tests/schema
+node "$ROOT/tests/schema/ajv-compare.mjs" "$ROOT/build/tests/agui_core_tests"
 
 say "node tests (the package against a real AG-UI server) and browser tests"
 cd "$ROOT/tests"

@@ -35,12 +35,12 @@ npm_ci() {  # folder: install when node_modules is missing or older than the loc
 # --- builds ----------------------------------------------------------------------
 build_native() {
   say "native build (GoogleTest suites)"
-  cmake -S "$ROOT" -B "$ROOT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake -S "$ROOT" -B "$ROOT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAGUI_BUILD_TESTS=ON >/dev/null
   cmake --build "$ROOT/build" -j"$JOBS"
 }
 
 build_wasm() {
   say "wasm build (the npm package's module, and the suites under node)"
-  emcmake cmake -S "$ROOT" -B "$ROOT/build-wasm" -DCMAKE_BUILD_TYPE=MinSizeRel >/dev/null
+  emcmake cmake -S "$ROOT" -B "$ROOT/build-wasm" -DCMAKE_BUILD_TYPE=MinSizeRel -DAGUI_BUILD_TESTS=ON >/dev/null
   cmake --build "$ROOT/build-wasm" -j"$JOBS" "$@"
 }
