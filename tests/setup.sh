@@ -10,17 +10,33 @@ JOBS="${JOBS:-$(nproc)}"
 say() { printf '\n== %s\n' "$*"; }
 
 # --- apt packages -------------------------------------------------------------
-APT_PACKAGES=(cmake g++ clang emscripten nlohmann-json3-dev googletest libgtest-dev
-              json-schema-test-suite nodejs npm chromium libclang-rt-14-dev)
+# Each entry: the Debian package, and what shows it is there (a command or a
+# file). node and npm are only installed from Debian when no node is present:
+# a machine may have them from elsewhere (Debian's npm would conflict).
+NEEDS=(
+  "cmake:cmd:cmake" "g++:cmd:g++" "clang:cmd:clang++" "emscripten:cmd:em++"
+  "nlohmann-json3-dev:file:/usr/include/nlohmann/json.hpp"
+  "googletest:file:/usr/src/googletest/CMakeLists.txt"
+  "json-schema-test-suite:file:/usr/share/json-schema-test-suite/tests/draft7"
+  "nodejs:cmd:node" "npm:cmd:npm" "chromium:file:/usr/bin/chromium"
+  "libclang-rt-14-dev:file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a"
+)
 missing=()
-for p in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+for need in "${NEEDS[@]}"; do
+  IFS=: read -r pkg kind what <<<"$need"
+  if [ "$kind" = cmd ]; then command -v "$what" >/dev/null 2>&1 || missing+=("$pkg")
+  else [ -e "$what" ] || missing+=("$pkg"); fi
 done
 if ((${#missing[@]})); then
   say "installing ${missing[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 18 ]; then
+  echo "node $node_major is too old: the package needs node 18+ (better-sqlite3 12 in the demo needs 20)" >&2
+  exit 1
 fi
 
 # --- npm packages (from the committed lockfiles) --------------------------------
