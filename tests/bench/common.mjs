@@ -16,7 +16,7 @@ export const quantile = (xs, q) => {
 /** Collects garbage when node runs with --expose-gc (run.mjs restarts itself with it). */
 export const gc = () => globalThis.gc?.();
 
-export const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
+export const fmtInt = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
 export const fmtNum = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 export const fmtKB = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 export const pad = (s, n) => String(s).padEnd(n);
@@ -24,7 +24,10 @@ export const lpad = (s, n) => String(s).padStart(n);
 
 export const SSE_HEADERS = { 'content-type': 'text/event-stream' };
 
-/** A Response whose body yields `parts` one per pull; onLast(now) runs just before the last part is enqueued. */
+/**
+ * A Response whose body yields `parts` one per read (highWaterMark 0: a part is produced only when the reader asks,
+ * so onLast(now), run just before the last part is enqueued, marks the moment the reader gets it).
+ */
 export function streamResponse(parts, onLast) {
   let i = 0;
   return new Response(
@@ -39,7 +42,7 @@ export function streamResponse(parts, onLast) {
         i += 1;
         if (i === parts.length) controller.close();
       },
-    }),
+    }, { highWaterMark: 0 }),
     { headers: SSE_HEADERS },
   );
 }
@@ -84,4 +87,15 @@ export function parts(bytes, n = 2) {
   const size = Math.ceil(bytes.length / n);
   for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
   return out;
+}
+
+/** Splits SSE bytes before their last event, so the last part is exactly that event (RUN_FINISHED). */
+export function splitBeforeLastEvent(bytes) {
+  // The last "data:" that starts a line, scanning back past the final blank line.
+  for (let i = bytes.length - 3; i > 0; i -= 1) {
+    if (bytes[i - 1] === 0x0a && bytes[i] === 0x64 /* d */ && bytes[i + 1] === 0x61 && bytes[i + 2] === 0x74 && bytes[i + 3] === 0x61) {
+      return [bytes.subarray(0, i), bytes.subarray(i)];
+    }
+  }
+  return [bytes];
 }

@@ -1,6 +1,9 @@
 // Focused profiling runs behind the bench's misses (not part of run.mjs):
 //   node tests/bench/profile.mjs cpu stream [events=22000] [reps=8]   node --cpu-prof of path (a), top self time
 //   node tests/bench/profile.mjs cpu round [calls=1] [turns=2000]     node --cpu-prof of the round-overhead loop
+//   node tests/bench/profile.mjs split round [calls=1] [turns=1000]    time inside each Driver method during the rounds
+//   node tests/bench/profile.mjs split stream [events=22000] [reps=5] the same for path (a)
+//   node tests/bench/profile.mjs window [calls=1] [turns=600]         the round window split: inside the core vs JS
 //   node tests/bench/profile.mjs native-stream [events=22000]         callgrind of stream_native.cpp (the core natively)
 //   node tests/bench/profile.mjs native-round [rounds=2000]           callgrind of the round path natively
 import { execFileSync } from 'node:child_process';
@@ -49,7 +52,98 @@ function callgrind(bin, args, label) {
   console.log(`callgrind ${label}: ${out}\n-- self (exclusive) --\n${trim(report, 30)}\n-- inclusive --\n${trim(inclusive, 40)}`);
 }
 
-if (mode === 'cpu') {
+// Wraps every core.Driver method to add up the time spent inside it (wasm + embind marshalling), per method.
+async function split(what, a, b) {
+  const { loadCore } = await import('../../js-shim/src/core.js');
+  await import('../../js-shim/src/node.js');
+  const core = await loadCore();
+  const spent = new Map();
+  for (const name of Object.getOwnPropertyNames(core.Driver.prototype)) {
+    const f = core.Driver.prototype[name];
+    if (typeof f !== 'function' || name === 'constructor') continue;
+    core.Driver.prototype[name] = function wrapped(...args) {
+      const t0 = performance.now();
+      try {
+        return f.apply(this, args);
+      } finally {
+        const s = spent.get(name) ?? { ms: 0, calls: 0, bytesOut: 0 };
+        s.ms += performance.now() - t0;
+        s.calls += 1;
+        spent.set(name, s);
+      }
+    };
+  }
+  const t0 = performance.now();
+  if (what === 'round') await roundLoop(Number(a ?? 1), Number(b ?? 1000));
+  else await streamLoop(Number(a ?? 22000), Number(b ?? 5));
+  const total = performance.now() - t0;
+  console.log(`total ${total.toFixed(0)} ms; inside Driver methods:`);
+  for (const [name, s] of [...spent.entries()].sort((x, y) => y[1].ms - x[1].ms)) {
+    console.log(`  ${name.padEnd(16)} ${s.ms.toFixed(1).padStart(9)} ms ${((100 * s.ms) / total).toFixed(1).padStart(5)}%  ${s.calls} calls, ${((1000 * s.ms) / s.calls).toFixed(1)} µs/call`);
+  }
+}
+
+// The round-overhead window (RUN_FINISHED chunk delivered -> follow-up fetch), split into time inside Driver
+// methods (wasm + embind) and the rest (shim JS, streams, promises), medians per turn.
+async function windowSplit(calls = 1, turns = 600) {
+  const { loadCore } = await import('../../js-shim/src/core.js');
+  const { createRuntime } = await import('../../js-shim/src/node.js');
+  const { median, scriptedRun, splitBeforeLastEvent, streamResponse } = await import('./common.mjs');
+  const core = await loadCore();
+  let inWindow = false;
+  const spent = new Map();
+  for (const name of Object.getOwnPropertyNames(core.Driver.prototype)) {
+    const f = core.Driver.prototype[name];
+    if (typeof f !== 'function' || name === 'constructor') continue;
+    core.Driver.prototype[name] = function wrapped(...args) {
+      const t0 = performance.now();
+      try {
+        return f.apply(this, args);
+      } finally {
+        if (inWindow) spent.set(name, (spent.get(name) ?? 0) + performance.now() - t0);
+      }
+    };
+  }
+  let lastAt = 0;
+  let followUpAt = 0;
+  const fetch = async (url, init) => {
+    const now = performance.now();
+    const input = JSON.parse(init.body);
+    if (input.messages[input.messages.length - 1].role === 'tool') {
+      followUpAt = now;
+      inWindow = false;
+      return streamResponse([scriptedRun(input.threadId, input.runId)]);
+    }
+    return streamResponse(splitBeforeLastEvent(scriptedRun(input.threadId, input.runId, { calls })), (t) => {
+      lastAt = t;
+      inWindow = true;
+    });
+  };
+  const tools = [{ name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: { i: { type: 'integer' } } }, handler: () => 'ok' }];
+  const windows = [];
+  const inside = [];
+  const per = new Map();
+  for (let t = 0; t < turns; t += 1) {
+    const runtime = await createRuntime({ url: 'http://bench.invalid/agent', fetch, tools, repeatLimit: 0 });
+    spent.clear();
+    await runtime.send('go');
+    runtime.dispose();
+    if (t < turns / 5) continue; // warm-up
+    windows.push((followUpAt - lastAt) * 1000);
+    inside.push([...spent.values()].reduce((a, b) => a + b, 0) * 1000);
+    for (const [k, v] of spent) per.set(k, [...(per.get(k) ?? []), v * 1000]);
+  }
+  const w = median(windows);
+  const i = median(inside);
+  console.log(`round window, ${calls} call(s): median ${w.toFixed(0)} µs; inside Driver methods ${i.toFixed(0)} µs (${((100 * i) / w).toFixed(0)}%); the rest (shim JS, streams, promises) ~${(w - i).toFixed(0)} µs`);
+  for (const [k, v] of [...per.entries()].sort((a, b) => median(b[1]) - median(a[1]))) console.log(`  ${k.padEnd(14)} ${median(v).toFixed(1).padStart(7)} µs per window`);
+}
+
+if (mode === 'window') {
+  await windowSplit(Number(rest[0] ?? 1), Number(rest[1] ?? 600));
+} else if (mode === 'split') {
+  await split(...rest);
+} else if (mode === 'cpu') {
   const dir = path.join(OUT, 'cpuprof');
   fs.rmSync(dir, { recursive: true, force: true });
   execFileSync(process.execPath, ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${dir}`, self, ...rest], { stdio: 'inherit' });

@@ -2,7 +2,8 @@
 // follow-up request reaching fetch, with no-op handlers, for 1 and 10 parallel calls; beside a pure-JS floor.
 import assert from 'node:assert/strict';
 import { createRuntime } from '../../js-shim/src/node.js';
-import { gc, median, parts, quantile, scriptedRun, streamResponse } from './common.mjs';
+import { loadCore } from '../../js-shim/src/core.js';
+import { gc, median, parts, quantile, scriptedRun, splitBeforeLastEvent, streamResponse } from './common.mjs';
 import { readBody } from './baselines.mjs';
 
 const URL_ = 'http://bench.invalid/agent';
@@ -26,7 +27,7 @@ export async function measureRounds({ turns, warmup = 30, calls, tools, tool = (
       return streamResponse(parts(scriptedRun(input.threadId, input.runId), 1));
     }
     const bytes = scriptedRun(input.threadId, input.runId, { calls, tool, args, tag: `-${turnNo}` });
-    return streamResponse(parts(bytes, 2), (t) => (lastChunkAt = t));
+    return streamResponse(splitBeforeLastEvent(bytes), (t) => (lastChunkAt = t));
   };
   for (let t = 0; t < warmup + turns; t += 1) {
     turnNo = t;
@@ -62,7 +63,7 @@ export async function measureFloor({ turns, warmup = 30, calls }) {
       followUpAt = now;
       return null;
     }
-    return streamResponse(parts(scriptedRun('t', `r-${init.turn}`, { calls }), 2), (t) => (lastChunkAt = t));
+    return streamResponse(splitBeforeLastEvent(scriptedRun('t', `r-${init.turn}`, { calls })), (t) => (lastChunkAt = t));
   };
   const handler = () => 'ok';
   for (let t = 0; t < warmup + turns; t += 1) {
@@ -78,6 +79,41 @@ export async function measureFloor({ turns, warmup = 30, calls }) {
   return samples;
 }
 
+/**
+ * The core's part of a round, through the raw embind Driver (same module): endOfStream (RUN_FINISHED seen) ->
+ * execute step -> submitResult -> follow-up run step, each step and change list JSON.parsed as runtime.js does.
+ */
+export async function measureCoreRounds({ turns, warmup = 30, calls }) {
+  const core = await loadCore();
+  const registry = new core.Registry();
+  JSON.parse(registry.add(JSON.stringify({ name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: { i: { type: 'integer' } } } })));
+  const samples = [];
+  for (let t = 0; t < warmup + turns; t += 1) {
+    const driver = new core.Driver(registry, 'bench-thread');
+    JSON.parse(driver.open(JSON.stringify({ options: { repeatLimit: 0 } })));
+    let step = JSON.parse(driver.send(JSON.stringify('go')));
+    JSON.parse(driver.takeChanges());
+    const runId = step.run.runId;
+    const [body, finished] = splitBeforeLastEvent(scriptedRun('bench-thread', runId, { calls }));
+    JSON.parse(driver.feed(runId, body));
+    JSON.parse(driver.takeChanges());
+    const t0 = performance.now();
+    JSON.parse(driver.feed(runId, finished));
+    JSON.parse(driver.takeChanges());
+    step = JSON.parse(driver.endOfStream(runId));
+    JSON.parse(driver.takeChanges());
+    for (const call of step.execute) {
+      step = JSON.parse(driver.submitResult(call.toolCallId, JSON.stringify('ok')));
+      JSON.parse(driver.takeChanges());
+    }
+    if (t >= warmup) samples.push((performance.now() - t0) * 1000);
+    assert.ok(step.run, 'the follow-up run');
+    driver.delete();
+  }
+  registry.delete();
+  return samples;
+}
+
 const summary = (samples) => ({ medianUs: median(samples), p10Us: quantile(samples, 0.1), p90Us: quantile(samples, 0.9), n: samples.length });
 
 export async function roundBench({ turns1 = 400, turns10 = 200 } = {}) {
@@ -86,7 +122,12 @@ export async function roundBench({ turns1 = 400, turns10 = 200 } = {}) {
   const floor1 = await measureFloor({ turns: turns1, calls: 1 });
   const ten = await measureRounds({ turns: turns10, calls: 10, tools: noop });
   const floor10 = await measureFloor({ turns: turns10, calls: 10 });
-  return { calls1: summary(one), calls10: summary(ten), floor1: summary(floor1), floor10: summary(floor10) };
+  const core1 = await measureCoreRounds({ turns: turns1, calls: 1 });
+  const core10 = await measureCoreRounds({ turns: turns10, calls: 10 });
+  return {
+    calls1: summary(one), calls10: summary(ten), floor1: summary(floor1), floor10: summary(floor10),
+    core1: summary(core1), core10: summary(core10),
+  };
 }
 
 /**
@@ -106,10 +147,11 @@ export async function dispatchBench(set, { turns = 60, perTurn = 40 } = {}) {
   const args = (i) => cases[i % cases.length].args;
   const real = [];
   const loose = [];
-  // Interleave the two in blocks so drift hits both.
-  for (let b = 0; b < 3; b += 1) {
-    real.push(...(await measureRounds({ turns: turns / 3, warmup: b === 0 ? 10 : 2, calls: perTurn, tools: tools(false), tool, args })));
-    loose.push(...(await measureRounds({ turns: turns / 3, warmup: b === 0 ? 10 : 2, calls: perTurn, tools: tools(true), tool, args })));
+  // Interleave the two in small blocks so drift hits both.
+  const block = 5;
+  for (let b = 0; b < Math.ceil(turns / block); b += 1) {
+    real.push(...(await measureRounds({ turns: block, warmup: b === 0 ? 10 : 1, calls: perTurn, tools: tools(false), tool, args })));
+    loose.push(...(await measureRounds({ turns: block, warmup: b === 0 ? 10 : 1, calls: perTurn, tools: tools(true), tool, args })));
   }
   const perCallReal = median(real) / perTurn;
   const perCallLoose = median(loose) / perTurn;

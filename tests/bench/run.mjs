@@ -80,12 +80,15 @@ row('(b) @ag-ui/client HttpAgent', (s) => `${fmtInt(s.eventsPerSec.b)} (${s.reps
 row('(c) minimal JS reducer', (s) => fmtInt(s.eventsPerSec.c));
 row('(d) JSON.parse per event only', (s) => fmtInt(s.eventsPerSec.d));
 row('(e) body read only (context)', (s) => fmtInt(s.eventsPerSec.e));
+row('core alone: raw Driver (context)', (s) => fmtInt(s.eventsPerSec.core));
 row('(a) median ms', (s) => fmtNum(s.medianMs.a, 1));
 row('a/b (x faster than reference)', (s) => `${fmtNum(s.ratios.a_b, 1)}x`);
 row('a/c', (s) => `${fmtNum(s.ratios.a_c, 2)}x`);
 row('a/d', (s) => `${fmtNum(s.ratios.a_d, 2)}x`);
+row('core alone / (a) time', (s) => `${fmtNum(100 * s.ratios.coreShare, 0)}%`);
 row('changes delivered to subscriber', (s) => fmtInt(s.changesDelivered));
 print(`   (a), (c), (d), (e): ${stream.sizes[0].reps.a} runs each; all four paths checked equal (messages, state, change counts) before timing.`);
+print(`   measured after ${stream.warmups} warm-up turns; the process's first turn (cold wasm, V8 baseline tier): ${fmtNum(stream.cold.ms, 1)} ms for ${fmtInt(stream.cold.events)} events = ${fmtInt(stream.cold.eventsPerSec)} ev/s`);
 print();
 
 const { flatness } = stream;
@@ -99,6 +102,7 @@ print('3. Round overhead: last chunk (RUN_FINISHED) enqueued -> follow-up reques
 print(`   1 call:    ${us(rounds.calls1)};   JS floor (read, microtask handler, stringify, fetch): ${fmtNum(rounds.floor1.medianUs, 1)} µs`);
 print(`   10 calls:  ${us(rounds.calls10)};   JS floor: ${fmtNum(rounds.floor10.medianUs, 1)} µs`);
 print(`   per extra call: ${fmtNum((rounds.calls10.medianUs - rounds.calls1.medianUs) / 9, 0)} µs`);
+print(`   the core's part (raw Driver: endOfStream, submitResult per call, steps and changes JSON.parsed): 1 call ${fmtNum(rounds.core1.medianUs, 0)} µs, 10 calls ${fmtNum(rounds.core10.medianUs, 0)} µs`);
 print();
 
 const validation = await validationBench();
@@ -109,7 +113,7 @@ print(`   ajv 8 (Ajv2020, allErrors) compiled:      ${fmtInt(v.ajv.validatePerSe
 if (v.wasm.skipped) print(`   wasm through the bindings: skipped: ${v.wasm.skipped}`);
 else {
   print(`   wasm through the bindings (resolveInterrupt, text in, parse+validate+refusal out): ${fmtInt(v.wasm.callsPerSec)} calls/s (valid ${fmtInt(v.wasm.validCallsPerSec)}, invalid ${fmtInt(v.wasm.invalidCallsPerSec)})`);
-  print(`     boundary alone ({not:{}}): ${fmtNum(v.wasm.usBoundary, 2)} µs/call; validation estimate: ${fmtInt(v.wasm.estValidatePerSec)}/s;  ajv(parse+validate)/wasm call: ${fmtNum(v.ajv.parseAndValidatePerSec / v.wasm.callsPerSec, 1)}x`);
+  print(`     boundary alone ({not:{}}): ${fmtNum(v.wasm.usBoundary, 2)} µs/call; validation estimate (difference, interleaved): ${fmtNum(v.wasm.usValidateEstimate, 2)} µs = ${fmtInt(v.wasm.estValidatePerSec)}/s;  ajv(parse+validate)/wasm call: ${fmtNum(v.ajv.parseAndValidatePerSec / v.wasm.callsPerSec, 1)}x`);
 }
 if (v.native.skipped) print(`   native: skipped: ${v.native.skipped}`);
 else {
@@ -186,13 +190,18 @@ targets.push({
 print('Targets');
 for (const t of targets) print(`   ${t.pass === null ? 'INFO' : t.pass ? 'PASS' : 'MISS'}  ${pad(t.name, 52)} ${t.margin}`);
 const load1 = os.loadavg();
+const infoEnd = moduleInfo();
+const moduleChanged = infoEnd.sha256 !== info.sha256;
 print();
+if (moduleChanged) {
+  print(`WARNING: js-shim/dist/agui_core.wasm changed during the run (${info.sha256} -> ${infoEnd.sha256}, built ${infoEnd.mtime}): someone rebuilt it; sections run in child processes (5, 6) may have used the new module. Run again.`);
+}
 print(`total bench time ${fmtNum((performance.now() - started) / 1000, 0)} s; load average at the end ${load1.map((x) => x.toFixed(2)).join(' ')}`);
 
 fs.mkdirSync(OUT, { recursive: true });
 const file = path.join(OUT, 'bench.json');
 fs.writeFileSync(
   file,
-  `${JSON.stringify({ when: new Date().toISOString(), node: process.version, cpus: os.cpus().length, loadavg: { start: load0, end: load1 }, quick, module: info, stream, rounds, validation, dispatch, startup, memory, targets }, null, 1)}\n`,
+  `${JSON.stringify({ when: new Date().toISOString(), node: process.version, cpus: os.cpus().length, loadavg: { start: load0, end: load1 }, quick, module: info, moduleAtEnd: infoEnd, moduleChanged, stream, rounds, validation, dispatch, startup, memory, targets }, null, 1)}\n`,
 );
 print(`figures written to ${path.relative(process.cwd(), file)}`);

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { HttpAgent } from '@ag-ui/client';
 import { createRuntime } from '../../js-shim/src/node.js';
+import { loadCore } from '../../js-shim/src/core.js';
 import { makeStream } from './generate.mjs';
 import { MiniThread, readBody, sseSplitter } from './baselines.mjs';
 import { gc, median, streamFetch } from './common.mjs';
@@ -81,6 +82,35 @@ export async function runReadOnly(fetch) {
   return { ms: performance.now() - t0, bytes };
 }
 
+/**
+ * (a-core) context: the core alone through the raw embind Driver, as runtime.js drives it (feed each chunk, drain and
+ * JSON.parse the changes) but without fetch, streams or subscribers: the share of (a) spent in the core.
+ */
+export async function runCore(stream) {
+  const core = await loadCore();
+  const registry = new core.Registry();
+  const driver = new core.Driver(registry, THREAD);
+  let changes = 0;
+  gc();
+  const t0 = performance.now();
+  JSON.parse(driver.open(JSON.stringify({ options: {} })));
+  const step = JSON.parse(driver.send(JSON.stringify('Summarise the permits.')));
+  changes += JSON.parse(driver.takeChanges()).length;
+  const runId = step.run.runId;
+  const [head, tail] = stream.frame(THREAD, runId);
+  for (const bytes of [head, ...stream.chunks, tail]) {
+    JSON.parse(driver.feed(runId, bytes));
+    changes += JSON.parse(driver.takeChanges()).length;
+  }
+  const done = JSON.parse(driver.endOfStream(runId));
+  changes += JSON.parse(driver.takeChanges()).length;
+  const ms = performance.now() - t0;
+  driver.delete();
+  registry.delete();
+  assert.ok(done.done, 'core turn ended');
+  return { ms, changes };
+}
+
 const withoutUser = (messages) => messages.filter((m) => m.role !== 'user');
 
 /**
@@ -125,19 +155,32 @@ async function verify(stream, fetch) {
  * Runs the stream sizes; each repetition interleaves a, c, d, e (and b while it has repetitions left), so drift hits
  * every path alike. Returns per size: medians (ms), events/s, ratios.
  */
-export async function streamBench({ sizes = [1400, 5600, 22000], reps = 7, refReps = { 1400: 7, 5600: 5, 22000: 3 }, log = () => {} } = {}) {
+export async function streamBench({ sizes = [1400, 5600, 22000], reps = 7, refReps = { 1400: 7, 5600: 5, 22000: 3 }, warmups = 3, log = () => {} } = {}) {
   const out = [];
+  // The first turn of the process runs on V8's baseline wasm code (Liftoff); hot functions tier up to TurboFan in the
+  // background. Record that cold turn, then warm up so every size below is measured on the steady state.
+  const coldStream = makeStream(sizes[0], 1);
+  const cold = await runRuntime(streamFetch(coldStream));
+  const warmStream = makeStream(sizes[Math.min(1, sizes.length - 1)], 2);
+  const warmFetch = streamFetch(warmStream);
+  for (let i = 0; i < warmups; i += 1) {
+    await runRuntime(warmFetch);
+    await runMini(warmFetch);
+    await runParseOnly(warmFetch);
+  }
+  await runReference(streamFetch(coldStream));
   for (const target of sizes) {
     const stream = makeStream(target, 1);
     const fetch = streamFetch(stream);
     const { changes, messages } = await verify(stream, fetch);
-    const times = { a: [], b: [], c: [], d: [], e: [] };
+    const times = { a: [], b: [], c: [], d: [], e: [], core: [] };
     const nb = refReps[target] ?? 3;
     for (let r = 0; r < reps; r += 1) {
       times.a.push((await runRuntime(fetch)).ms);
       times.c.push((await runMini(fetch)).ms);
       times.d.push((await runParseOnly(fetch)).ms);
       times.e.push((await runReadOnly(fetch)).ms);
+      times.core.push((await runCore(stream)).ms);
       if (r < nb) times.b.push((await runReference(fetch)).ms);
     }
     const events = stream.counts.events;
@@ -151,12 +194,12 @@ export async function streamBench({ sizes = [1400, 5600, 22000], reps = 7, refRe
       counts: stream.counts,
       changesDelivered: changes,
       threadMessages: messages,
-      reps: { a: reps, b: nb, c: reps, d: reps, e: reps },
+      reps: { a: reps, b: nb, c: reps, d: reps, e: reps, core: reps },
       samplesMs: times,
       medianMs: med,
       eventsPerSec: eps,
       usPerEvent: Object.fromEntries(Object.entries(med).map(([k, v]) => [k, (v * 1000) / events])),
-      ratios: { a_b: med.b / med.a, a_c: med.c / med.a, a_d: med.d / med.a },
+      ratios: { a_b: med.b / med.a, a_c: med.c / med.a, a_d: med.d / med.a, coreShare: med.core / med.a },
     };
     log(row);
     out.push(row);
@@ -164,5 +207,5 @@ export async function streamBench({ sizes = [1400, 5600, 22000], reps = 7, refRe
   const first = out[0];
   const last = out[out.length - 1];
   const flat = (k) => last.usPerEvent[k] / first.usPerEvent[k];
-  return { sizes: out, flatness: { a: flat('a'), b: flat('b'), c: flat('c'), d: flat('d'), from: first.events, to: last.events } };
+  return { cold: { events: coldStream.counts.events, ms: cold.ms, eventsPerSec: (first.counts.events / cold.ms) * 1000 }, warmups, sizes: out, flatness: { a: flat('a'), b: flat('b'), c: flat('c'), d: flat('d'), from: first.events, to: last.events } };
 }

@@ -1,0 +1,180 @@
+// Build-flag experiment behind the bench's fix proposals (not part of run.mjs; builds take minutes): compiles the
+// core + bindings with em++ into tests/out/variants/<name>/ (-Oz -flto as shipped, -O2 with emmalloc or dlmalloc, and
+// a --profiling-funcs copy for size attribution and named profiles), then times the core alone (raw Driver: feed +
+// takeChanges + JSON.parse, as runtime.js does) on the 22k-event stream and on a tool round, interleaved.
+//   node tests/bench/variants.mjs [--build-only] [--reps=5]
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { makeStream } from './generate.mjs';
+import { median, scriptedRun } from './common.mjs';
+import { analyse } from './wasm-size.mjs';
+
+const run = promisify(execFile);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(here, '../..');
+const OUT = path.join(ROOT, 'tests/out/variants');
+const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
+
+const LINK = [
+  '--bind', '-sMODULARIZE=1', '-sEXPORT_ES6=1', '-sEXPORT_NAME=createAguiCore', '-sENVIRONMENT=web,worker',
+  '-sALLOW_MEMORY_GROWTH=1', '-sINITIAL_MEMORY=1MB', '-sFILESYSTEM=0', '-sDYNAMIC_EXECUTION=0', '-sTOTAL_STACK=256KB',
+  '-sINCOMING_MODULE_JS_API=[wasmBinary,locateFile,instantiateWasm,print,printErr]', '-sTEXTDECODER=2', '-fwasm-exceptions',
+];
+const OBJECTS = { oz: ['-Oz', '-flto'], o2: ['-O2'] };
+const VARIANTS = [
+  { name: 'shipped-Oz-lto-emmalloc', objects: 'oz', link: ['-Oz', '-flto', '-sMALLOC=emmalloc'] },
+  { name: 'Oz-lto-emmalloc-names', objects: 'oz', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', '--profiling-funcs'] },
+  { name: 'O2-emmalloc', objects: 'o2', link: ['-O2', '-sMALLOC=emmalloc'] },
+  { name: 'O2-dlmalloc', objects: 'o2', link: ['-O2', '-sMALLOC=dlmalloc'] },
+];
+
+function sources() {
+  const wasm = path.join(ROOT, 'wasm');
+  return [...fs.readdirSync(wasm).filter((f) => f.endsWith('.cpp')).map((f) => path.join(wasm, f)), path.join(ROOT, 'bindings/agui_bindings.cpp')];
+}
+
+const newest = (files) => Math.max(...files.map((f) => fs.statSync(f).mtimeMs));
+
+async function pool(jobs, width = 2) {
+  const queue = [...jobs];
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (queue.length) await queue.shift()();
+  }));
+}
+
+async function build() {
+  const nlohmann = path.join(OUT, 'nlohmann-only');
+  fs.mkdirSync(nlohmann, { recursive: true });
+  if (!fs.existsSync(path.join(nlohmann, 'nlohmann'))) fs.symlinkSync('/usr/include/nlohmann', path.join(nlohmann, 'nlohmann'));
+  const srcs = sources();
+  const headers = fs.readdirSync(path.join(ROOT, 'wasm')).filter((f) => f.endsWith('.hpp')).map((f) => path.join(ROOT, 'wasm', f));
+  const stamp = newest([...srcs, ...headers]);
+  const objects = {};
+  const jobs = [];
+  for (const [set, flags] of Object.entries(OBJECTS)) {
+    const dir = path.join(OUT, `obj-${set}`);
+    fs.mkdirSync(dir, { recursive: true });
+    objects[set] = srcs.map((src) => {
+      const obj = path.join(dir, `${path.basename(src, '.cpp')}.o`);
+      if (!fs.existsSync(obj) || fs.statSync(obj).mtimeMs < stamp) {
+        jobs.push(() => run('em++', ['-std=c++20', '-DNDEBUG', ...flags, '-fwasm-exceptions', `-I${path.join(ROOT, 'wasm')}`, '-isystem', nlohmann, '-c', src, '-o', obj], { env }));
+      }
+      return obj;
+    });
+  }
+  if (jobs.length) console.log(`compiling ${jobs.length} objects...`);
+  await pool(jobs);
+  for (const v of VARIANTS) {
+    const dir = path.join(OUT, v.name);
+    const mjs = path.join(dir, 'agui_core.mjs');
+    fs.mkdirSync(dir, { recursive: true });
+    if (fs.existsSync(mjs) && fs.statSync(mjs).mtimeMs >= newest(objects[v.objects])) continue;
+    console.log(`linking ${v.name}...`);
+    await run('em++', [...LINK, ...v.link, ...objects[v.objects], '-o', mjs], { env, maxBuffer: 1 << 24 });
+  }
+}
+
+// ---------------------------------------------------------------- the core alone
+
+function coreStream(core, stream) {
+  const registry = new core.Registry();
+  const driver = new core.Driver(registry, 'bench-thread');
+  let changes = 0;
+  const t0 = performance.now();
+  JSON.parse(driver.open(JSON.stringify({ options: {} })));
+  const step = JSON.parse(driver.send(JSON.stringify('Summarise the permits.')));
+  changes += JSON.parse(driver.takeChanges()).length;
+  const runId = step.run.runId;
+  const [head, tail] = stream.frame('bench-thread', runId);
+  for (const bytes of [head, ...stream.chunks, tail]) {
+    JSON.parse(driver.feed(runId, bytes));
+    changes += JSON.parse(driver.takeChanges()).length;
+  }
+  const done = JSON.parse(driver.endOfStream(runId));
+  changes += JSON.parse(driver.takeChanges()).length;
+  const ms = performance.now() - t0;
+  driver.delete();
+  registry.delete();
+  if (!done.done) throw new Error(`variant turn did not end: ${JSON.stringify(done)}`);
+  return { ms, changes };
+}
+
+// A tool round as runtime.js drives it; returns µs from endOfStream (RUN_FINISHED seen) to the follow-up step parsed.
+function coreRound(core, registry, n) {
+  const driver = new core.Driver(registry, 'bench-thread');
+  JSON.parse(driver.open(JSON.stringify({ options: { repeatLimit: 0 } })));
+  let step = JSON.parse(driver.send(JSON.stringify('go')));
+  JSON.parse(driver.takeChanges());
+  const runId = step.run.runId;
+  JSON.parse(driver.feed(runId, scriptedRun('bench-thread', runId, { calls: 1, args: () => ({ i: n }) })));
+  JSON.parse(driver.takeChanges());
+  const t0 = performance.now();
+  step = JSON.parse(driver.endOfStream(runId));
+  JSON.parse(driver.takeChanges());
+  step = JSON.parse(driver.submitResult(step.execute[0].toolCallId, JSON.stringify('ok')));
+  JSON.parse(driver.takeChanges());
+  const us = (performance.now() - t0) * 1000;
+  if (!step.run) throw new Error('no follow-up run');
+  driver.delete();
+  return us;
+}
+
+async function compare(reps) {
+  const stream = makeStream(22000, 1);
+  const loaded = [];
+  for (const v of VARIANTS) {
+    const dir = path.join(OUT, v.name);
+    const { default: create } = await import(path.join(dir, 'agui_core.mjs'));
+    const bytes = fs.readFileSync(path.join(dir, 'agui_core.wasm'));
+    const core = await create({ wasmBinary: bytes });
+    const registry = new core.Registry();
+    JSON.parse(registry.add(JSON.stringify({ name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: { i: { type: 'integer' } } } })));
+    loaded.push({ ...v, core, registry, bytes, stream: [], round: [] });
+  }
+  // Warm up (tier-up), then interleave.
+  for (const l of loaded) for (let i = 0; i < 3; i += 1) coreStream(l.core, stream);
+  for (const l of loaded) for (let i = 0; i < 300; i += 1) coreRound(l.core, l.registry, i);
+  for (let r = 0; r < reps; r += 1) {
+    for (const l of loaded) {
+      l.stream.push(coreStream(l.core, stream).ms);
+      const rounds = [];
+      for (let i = 0; i < 200; i += 1) rounds.push(coreRound(l.core, l.registry, i));
+      l.round.push(median(rounds));
+    }
+  }
+  const base = loaded[0];
+  const rows = loaded.map((l) => ({
+    name: l.name,
+    wasmBytes: l.bytes.length,
+    wasmGzip: zlib.gzipSync(l.bytes, { level: 9 }).length,
+    stream22kMs: median(l.stream),
+    streamEventsPerSec: (stream.counts.events / median(l.stream)) * 1000,
+    roundUs: median(l.round),
+  }));
+  for (const r of rows) {
+    r.streamSpeedupVsShipped = rows[0].stream22kMs / r.stream22kMs;
+    r.roundSpeedupVsShipped = rows[0].roundUs / r.roundUs;
+  }
+  void base;
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await build();
+  const names = path.join(OUT, 'Oz-lto-emmalloc-names/agui_core.wasm');
+  const size = analyse(names);
+  console.log(`size attribution (${path.relative(ROOT, names)}, code section ${(size.sections.code / 1024).toFixed(1)} KB, data ${(size.sections.data / 1024).toFixed(1)} KB):`);
+  for (const [cat, c] of size.categories) console.log(`  ${(c.bytes / 1024).toFixed(1).padStart(7)} KB ${((100 * c.bytes) / size.sections.code).toFixed(1).padStart(5)}%  ${cat}`);
+  if (process.argv.includes('--build-only')) process.exit(0);
+  const reps = Number(process.argv.find((a) => a.startsWith('--reps='))?.slice(7) ?? 5);
+  const rows = await compare(reps);
+  console.log('core alone (raw Driver, JSON.parse of every step and change list), medians, interleaved:');
+  for (const r of rows) {
+    console.log(`  ${r.name.padEnd(26)} wasm ${(r.wasmBytes / 1024).toFixed(0).padStart(4)} KB (${(r.wasmGzip / 1024).toFixed(0)} KB gz)  22k stream ${r.stream22kMs.toFixed(0).padStart(5)} ms = ${Math.round(r.streamEventsPerSec).toLocaleString('en-US').padStart(7)} ev/s (${r.streamSpeedupVsShipped.toFixed(2)}x)  round ${r.roundUs.toFixed(0).padStart(4)} µs (${r.roundSpeedupVsShipped.toFixed(2)}x)`);
+  }
+  fs.writeFileSync(path.join(ROOT, 'tests/out/variants.json'), `${JSON.stringify({ when: new Date().toISOString(), rows, size: { sections: size.sections, categories: size.categories } }, null, 1)}\n`);
+}
