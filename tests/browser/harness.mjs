@@ -76,7 +76,7 @@ export async function startHarness({ brain } = {}) {
 }
 
 // node --test runs each file in its own process: the first of one run (same parent) says where
-// the screenshots go.
+// the screenshots go. (A failure picture of this run is written after this cleanup.)
 async function announceOnce() {
   const marker = join(SCREENSHOT_DIR, `.announced-${process.ppid}`);
   try {
@@ -85,8 +85,10 @@ async function announceOnce() {
     return;
   }
   console.log(`# screenshots: ${SCREENSHOT_DIR}`);
+  // A new run: forget the markers and failure pictures of earlier runs.
   for (const name of await readdir(SCREENSHOT_DIR)) {
-    if (name.startsWith('.announced-') && name !== `.announced-${process.ppid}`) await rm(join(SCREENSHOT_DIR, name), { force: true });
+    const stale = (name.startsWith('.announced-') && name !== `.announced-${process.ppid}`) || name.startsWith('FAILED-');
+    if (stale) await rm(join(SCREENSHOT_DIR, name), { force: true });
   }
 }
 
