@@ -162,7 +162,7 @@ export class Runtime {
     this.thread = {
       export: () => this.#live() && unwrap(this.#driver.exportThread()),
     };
-    if (exported) queueMicrotask(() => this.#resumeImported());
+    if (exported) this.#resumeImported();
   }
 
   #live() {
@@ -414,21 +414,26 @@ export class Runtime {
   }
 
   #resumeImported() {
-    if (this.#disposed) return;
     const status = this.status;
     if (status.phase !== 'awaiting') return;
     // An imported thread with pending approvals or interrupts is a turn in
-    // progress: send() resolves when it ends.
+    // progress: `resumed` resolves when it ends.
     let resolve;
     const promise = new Promise((r) => (resolve = r));
     this.#turn = { promise, resolve };
     this.resumed = promise;
-    // Re-arm the deadlines of what came back pending.
-    const changes = [];
-    for (const approval of status.pendingApprovals) changes.push({ kind: 'approval_requested', approval });
-    if (status.pendingInterrupts.length) changes.push({ kind: 'interrupts', interrupts: status.pendingInterrupts });
-    this.#watchDeadlines(changes);
-    this.#carryOut(unwrap(this.#driver.continueTurn()));
+    // Carried on in a macrotask, not a microtask: the caller's
+    // `await createRuntime(...)` and its subscribe() run first, so no change of
+    // the resumed turn goes unseen.
+    setTimeout(() => {
+      if (this.#disposed) return;
+      const now = this.status;
+      const changes = [];
+      for (const approval of now.pendingApprovals) changes.push({ kind: 'approval_requested', approval });
+      if (now.pendingInterrupts.length) changes.push({ kind: 'interrupts', interrupts: now.pendingInterrupts });
+      this.#watchDeadlines(changes); // re-arm the deadlines of what came back pending
+      this.#carryOut(unwrap(this.#driver.continueTurn()));
+    }, 0);
   }
 }
 

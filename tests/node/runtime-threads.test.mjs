@@ -192,6 +192,29 @@ test('a call whose handler was running at export is never run again on import', 
   for (const r of requestsOf(b)) assert.equal(r.error, null);
 });
 
+test('a subscriber added right after createRuntime({thread}) sees the whole resumed turn', T, async (t) => {
+  const started = deferred();
+  const a = await open(t, {
+    url: server.url('one_tool'),
+    tools: [tool('get_weather', (args, ctx) => (started.resolve(), new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('gone'))))))],
+  });
+  a.send('weather?');
+  await started.promise;
+  const exported = roundTrip(a.thread.export());
+  a.dispose();
+
+  const b = await open(t, { url: server.url('one_tool'), thread: exported, tools: [tool('get_weather', () => 'sunny')] });
+  const seen = record(b); // the usual pattern: subscribe straight after the await
+  assert.deepEqual(await within(b.resumed, 3000, 'the resumed turn'), { reason: 'done' });
+  const [call] = toolCalls(b.messages);
+  const closed = seen.of('tool_call_status').find((c) => c.toolCallId === call.id);
+  assert.ok(closed, 'the closing of the call that was running is delivered');
+  assert.equal(closed.status, 'error');
+  assert.ok(seen.of('tool_result').some((c) => c.message.toolCallId === call.id), 'its tool result is delivered');
+  assert.equal(seen.of('request').length, 1, 'the follow-up request is delivered');
+  assert.ok(seen.of('round_started').length >= 1);
+});
+
 test('a pending interrupt comes back pending and is answered on the restored runtime', T, async (t) => {
   const a = await open(t, { url: server.url('interrupt') });
   const raised = nextChange(a, 'interrupts');
