@@ -6,6 +6,8 @@
 import { describeSchema, openPermitsDb, runSelect } from './db.mjs';
 
 const db = openPermitsDb(process.argv[2]);
+// The parent starts a query's clock only now: starting a process is not the query's time.
+process.send({ ready: true });
 
 process.on('message', ({ id, op, sql, maxRows }) => {
   try {

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_DB_PATH, MAX_ROWS, openPermitsDb } from './db.mjs';
 
 export const QUERY_TIMEOUT_MS = 5000;
+const START_TIMEOUT_MS = 15000;
 export const ECHART_ACTIVITY = 'application/json+echart';
 export const LEAFLET_ACTIVITY = 'application/json+leaflet';
 const MAX_VISUAL_BYTES = 512 * 1024;
@@ -128,9 +129,25 @@ class QueryWorker {
     child.unref();
     child.channel?.unref();
     liveChildren.add(child);
-    child.on('message', ({ id, result }) => this.settle(id, result));
+    // Requests wait for the child to open the database; only then does a query's clock start,
+    // so a slow start (a loaded machine) is never mistaken for a runaway query.
+    child.waiting = [];
+    child.startTimer = setTimeout(() => {
+      this.failAll(`database worker did not start within ${START_TIMEOUT_MS} ms`, child);
+      child.kill('SIGKILL');
+    }, START_TIMEOUT_MS);
+    child.on('message', (message) => {
+      if (message.ready) {
+        clearTimeout(child.startTimer);
+        child.ready = true;
+        for (const send of child.waiting.splice(0)) send();
+        return;
+      }
+      this.settle(message.id, message.result);
+    });
     child.on('error', (err) => this.failAll(`database worker failed: ${err.message}`, child));
     child.on('exit', (code, signal) => {
+      clearTimeout(child.startTimer);
       liveChildren.delete(child);
       if (this.child === child) this.child = null;
       this.failAll(`database worker exited (${signal ?? code})`, child);
@@ -143,13 +160,19 @@ class QueryWorker {
     const child = this.child;
     const id = ++this.nextId;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.settle(id, { error: `query took longer than ${this.timeoutMs} ms and was stopped` });
-        if (this.child === child) this.child = null;
-        child.kill('SIGKILL');
-      }, this.timeoutMs);
-      this.pending.set(id, { resolve, timer, child });
-      child.send({ id, ...message });
+      const entry = { resolve, timer: null, child };
+      this.pending.set(id, entry);
+      const send = () => {
+        if (!this.pending.has(id)) return; // failed while waiting for the start
+        entry.timer = setTimeout(() => {
+          this.settle(id, { error: `query took longer than ${this.timeoutMs} ms and was stopped` });
+          if (this.child === child) this.child = null;
+          child.kill('SIGKILL');
+        }, this.timeoutMs);
+        child.send({ id, ...message });
+      };
+      if (child.ready) send();
+      else child.waiting.push(send);
     });
   }
 
@@ -157,7 +180,7 @@ class QueryWorker {
     const entry = this.pending.get(id);
     if (!entry) return;
     this.pending.delete(id);
-    clearTimeout(entry.timer);
+    if (entry.timer) clearTimeout(entry.timer);
     entry.resolve(result);
   }
 
