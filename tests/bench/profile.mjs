@@ -3,6 +3,9 @@
 //   node tests/bench/profile.mjs cpu round [calls=1] [turns=2000]     node --cpu-prof of the round-overhead loop
 //   node tests/bench/profile.mjs split round [calls=1] [turns=1000]    time inside each Driver method during the rounds
 //   node tests/bench/profile.mjs split stream [events=22000] [reps=5] the same for path (a)
+//   node tests/bench/profile.mjs cpu names-stream [events=22000] [reps=8]   the core alone on variants.mjs's
+//        --profiling-funcs build (same code as shipped, function names kept): wasm hot spots by name
+//   node tests/bench/profile.mjs cpu names-round [turns=3000]          the same for the round path
 //   node tests/bench/profile.mjs window [calls=1] [turns=600]         the round window split: inside the core vs JS
 //   node tests/bench/profile.mjs native-stream [events=22000]         callgrind of stream_native.cpp (the core natively)
 //   node tests/bench/profile.mjs native-round [rounds=2000]           callgrind of the round path natively
@@ -139,7 +142,60 @@ async function windowSplit(calls = 1, turns = 600) {
   for (const [k, v] of [...per.entries()].sort((a, b) => median(b[1]) - median(a[1]))) console.log(`  ${k.padEnd(14)} ${median(v).toFixed(1).padStart(7)} µs per window`);
 }
 
-if (mode === 'window') {
+async function namesCore(what, a, b) {
+  const dir = path.join(OUT, 'variants/Oz-lto-emmalloc-names');
+  if (!fs.existsSync(path.join(dir, 'agui_core.mjs'))) throw new Error('build it first: node tests/bench/variants.mjs --build-only');
+  const { default: create } = await import(path.join(dir, 'agui_core.mjs'));
+  const core = await create({ wasmBinary: fs.readFileSync(path.join(dir, 'agui_core.wasm')) });
+  const { scriptedRun, splitBeforeLastEvent } = await import('./common.mjs');
+  if (what === 'stream') {
+    const stream = makeStream(Number(a ?? 22000), 1);
+    for (let i = 0; i < Number(b ?? 8); i += 1) {
+      const registry = new core.Registry();
+      const driver = new core.Driver(registry, 'bench-thread');
+      const t0 = performance.now();
+      JSON.parse(driver.open(JSON.stringify({ options: {} })));
+      const step = JSON.parse(driver.send(JSON.stringify('go')));
+      JSON.parse(driver.takeChanges());
+      const [head, tail] = stream.frame('bench-thread', step.run.runId);
+      for (const bytes of [head, ...stream.chunks, tail]) {
+        JSON.parse(driver.feed(step.run.runId, bytes));
+        JSON.parse(driver.takeChanges());
+      }
+      JSON.parse(driver.endOfStream(step.run.runId));
+      JSON.parse(driver.takeChanges());
+      console.log(`core alone (names build), ${stream.counts.events} events: ${(performance.now() - t0).toFixed(1)} ms`);
+      driver.delete();
+      registry.delete();
+    }
+    return;
+  }
+  const registry = new core.Registry();
+  JSON.parse(registry.add(JSON.stringify({ name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: { i: { type: 'integer' } } } })));
+  const turns = Number(a ?? 3000);
+  const t0 = performance.now();
+  for (let t = 0; t < turns; t += 1) {
+    const driver = new core.Driver(registry, 'bench-thread');
+    JSON.parse(driver.open(JSON.stringify({ options: { repeatLimit: 0 } })));
+    let step = JSON.parse(driver.send(JSON.stringify('go')));
+    JSON.parse(driver.takeChanges());
+    const runId = step.run.runId;
+    for (const part of splitBeforeLastEvent(scriptedRun('bench-thread', runId, { calls: 1 }))) {
+      JSON.parse(driver.feed(runId, part));
+      JSON.parse(driver.takeChanges());
+    }
+    step = JSON.parse(driver.endOfStream(runId));
+    JSON.parse(driver.takeChanges());
+    step = JSON.parse(driver.submitResult(step.execute[0].toolCallId, JSON.stringify('ok')));
+    JSON.parse(driver.takeChanges());
+    driver.delete();
+  }
+  console.log(`core rounds (names build): ${(((performance.now() - t0) * 1000) / turns).toFixed(0)} µs per turn`);
+}
+
+if (mode === 'names-stream' || mode === 'names-round') {
+  await namesCore(mode.slice(6), ...rest);
+} else if (mode === 'window') {
   await windowSplit(Number(rest[0] ?? 1), Number(rest[1] ?? 600));
 } else if (mode === 'split') {
   await split(...rest);
@@ -148,11 +204,17 @@ if (mode === 'window') {
   fs.rmSync(dir, { recursive: true, force: true });
   execFileSync(process.execPath, ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${dir}`, self, ...rest], { stdio: 'inherit' });
   const file = path.join(dir, fs.readdirSync(dir)[0]);
-  const { totalMs, top, categories } = topFunctions(file, 30);
+  const { totalMs, top, categories, wasmAreas, inclusive } = topFunctions(file, 30);
   console.log(`profile ${path.relative(process.cwd(), file)}: ${totalMs.toFixed(0)} ms sampled`);
   for (const r of top) console.log(`${r.pct.toFixed(1).padStart(5)}%  ${r.name}`);
   console.log('by category:');
   for (const r of categories) console.log(`${r.pct.toFixed(1).padStart(5)}%  ${r.name}`);
+  if (wasmAreas.some((r) => !/other/.test(r.name))) {
+    console.log('wasm by area (% of wasm time):');
+    for (const r of wasmAreas) console.log(`${r.pctOfWasm.toFixed(1).padStart(5)}%  ${r.name}`);
+    console.log('inclusive (% of sampled time, any frame on the stack):');
+    for (const r of inclusive) console.log(`${r.pct.toFixed(1).padStart(5)}%  ${r.name}`);
+  }
 } else if (mode === 'stream') {
   await streamLoop(Number(rest[0] ?? 22000), Number(rest[1] ?? 8));
 } else if (mode === 'round') {

@@ -88,12 +88,12 @@ row('a/d', (s) => `${fmtNum(s.ratios.a_d, 2)}x`);
 row('core alone / (a) time', (s) => `${fmtNum(100 * s.ratios.coreShare, 0)}%`);
 row('changes delivered to subscriber', (s) => fmtInt(s.changesDelivered));
 print(`   (a), (c), (d), (e): ${stream.sizes[0].reps.a} runs each; all four paths checked equal (messages, state, change counts) before timing.`);
-print(`   measured after ${stream.warmups} warm-up turns; the process's first turn (cold wasm, V8 baseline tier): ${fmtNum(stream.cold.ms, 1)} ms for ${fmtInt(stream.cold.events)} events = ${fmtInt(stream.cold.eventsPerSec)} ev/s`);
+print(`   measured after ${stream.warmups} warm-up turns at the largest size, the sizes cycled per repetition; the process's first turn (cold wasm, V8 baseline tier): ${fmtNum(stream.cold.ms, 1)} ms for ${fmtInt(stream.cold.events)} events = ${fmtInt(stream.cold.eventsPerSec)} ev/s`);
 print();
 
 const { flatness } = stream;
 print(`2. Flatness: cost per event at ${fmtInt(flatness.to)} events / at ${fmtInt(flatness.from)} events (1.0 = linear)`);
-print(`   (a) ${fmtNum(flatness.a, 2)}   (c) ${fmtNum(flatness.c, 2)}   (d) ${fmtNum(flatness.d, 2)}   (b, context) ${fmtNum(flatness.b, 2)}`);
+print(`   (a) ${fmtNum(flatness.a, 2)}   core alone ${fmtNum(flatness.core, 2)}   (c) ${fmtNum(flatness.c, 2)}   (d) ${fmtNum(flatness.d, 2)}   (b, context) ${fmtNum(flatness.b, 2)}`);
 print();
 
 const rounds = await roundBench(quick ? { turns1: 100, turns10: 50 } : {});
@@ -129,8 +129,8 @@ const s = startup.size;
 print('5. Start and size');
 print(`   fresh node process, import + createRuntime ready: ${fmtNum(startup.fresh.runtime.totalMs, 1)} ms (import ${fmtNum(startup.fresh.runtime.importMs, 1)}, load+instantiate+open ${fmtNum(startup.fresh.runtime.readyMs, 1)}); @ag-ui/client import + new HttpAgent: ${fmtNum(startup.fresh.reference.totalMs, 1)} ms  -> ratio ${fmtNum(startup.fresh.reference.totalMs / startup.fresh.runtime.totalMs, 2)}x (median of ${startup.fresh.runtime.n})`);
 print(`   in process: WebAssembly.compile ${fmtNum(startup.inProcess.compileMs, 2)} ms; createAguiCore({wasmBinary}) ${fmtNum(startup.inProcess.createAguiCoreMs, 2)} ms (median of ${startup.inProcess.n})`);
-print(`   ${pad('', 46)}${lpad('raw', 12)}${lpad('gzip -9', 12)}`);
-const srow = (label, r) => print(`   ${pad(label, 46)}${lpad(fmtKB(r.raw), 12)}${lpad(fmtKB(r.gzip), 12)}`);
+print(`   ${pad('', 46)}${lpad('raw', 12)}${lpad('gzip -9', 12)}${lpad('brotli 11', 12)}`);
+const srow = (label, r) => print(`   ${pad(label, 46)}${lpad(fmtKB(r.raw), 12)}${lpad(fmtKB(r.gzip), 12)}${lpad(fmtKB(r.brotli), 12)}`);
 srow('dist/agui_core.wasm', s.package.wasm);
 srow('JS: dist/agui_core.mjs + src/*.js', s.package.js);
 srow('package (.wasm + JS), as shipped', s.package.total);

@@ -14,6 +14,7 @@ const SHIM = path.join(ROOT, 'js-shim');
 const TESTS = path.join(ROOT, 'tests');
 
 const gz = (bytes) => zlib.gzipSync(bytes, { level: 9 }).length;
+const br = (bytes) => zlib.brotliCompressSync(bytes, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
 
 // ---------------------------------------------------------------- child: one fresh start, printed as JSON
 
@@ -80,7 +81,7 @@ async function bundle(contents, resolveDir) {
     logLevel: 'silent',
   });
   const bytes = result.outputFiles[0].contents;
-  return { raw: bytes.length, gzip: gz(bytes) };
+  return { raw: bytes.length, gzip: gz(bytes), brotli: br(bytes) };
 }
 
 export async function sizes() {
@@ -91,22 +92,22 @@ export async function sizes() {
   ];
   const perFile = files.map((f) => {
     const bytes = fs.readFileSync(path.join(SHIM, f));
-    return { file: f, raw: bytes.length, gzip: gz(bytes) };
+    return { file: f, raw: bytes.length, gzip: gz(bytes), brotli: br(bytes) };
   });
   const sum = (k, pred = () => true) => perFile.filter(pred).reduce((n, f) => n + f[k], 0);
   const isWasm = (f) => f.file.endsWith('.wasm');
   const pkg = {
     files: perFile,
-    wasm: { raw: sum('raw', isWasm), gzip: sum('gzip', isWasm) },
-    js: { raw: sum('raw', (f) => !isWasm(f)), gzip: sum('gzip', (f) => !isWasm(f)) },
-    total: { raw: sum('raw'), gzip: sum('gzip') },
+    wasm: { raw: sum('raw', isWasm), gzip: sum('gzip', isWasm), brotli: sum('brotli', isWasm) },
+    js: { raw: sum('raw', (f) => !isWasm(f)), gzip: sum('gzip', (f) => !isWasm(f)), brotli: sum('brotli', (f) => !isWasm(f)) },
+    total: { raw: sum('raw'), gzip: sum('gzip'), brotli: sum('brotli') },
   };
   // What a page downloads: the shim bundled and minified (glue included) plus the .wasm.
   const ours = await bundle("export * from './src/index.js';", SHIM);
   const reference = await bundle("export * from '@ag-ui/client';", TESTS);
   return {
     package: pkg,
-    bundled: { js: ours, total: { raw: ours.raw + pkg.wasm.raw, gzip: ours.gzip + pkg.wasm.gzip } },
+    bundled: { js: ours, total: { raw: ours.raw + pkg.wasm.raw, gzip: ours.gzip + pkg.wasm.gzip, brotli: ours.brotli + pkg.wasm.brotli } },
     reference,
   };
 }

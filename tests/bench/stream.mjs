@@ -155,38 +155,39 @@ async function verify(stream, fetch) {
  * Runs the stream sizes; each repetition interleaves a, c, d, e (and b while it has repetitions left), so drift hits
  * every path alike. Returns per size: medians (ms), events/s, ratios.
  */
-export async function streamBench({ sizes = [1400, 5600, 22000], reps = 7, refReps = { 1400: 7, 5600: 5, 22000: 3 }, warmups = 3, log = () => {} } = {}) {
-  const out = [];
+export async function streamBench({ sizes = [1400, 5600, 22000], reps = 7, refReps = { 1400: 7, 5600: 5, 22000: 3 }, warmups = 3 } = {}) {
   // The first turn of the process runs on V8's baseline wasm code (Liftoff); hot functions tier up to TurboFan in the
-  // background. Record that cold turn, then warm up so every size below is measured on the steady state.
-  const coldStream = makeStream(sizes[0], 1);
-  const cold = await runRuntime(streamFetch(coldStream));
-  const warmStream = makeStream(sizes[Math.min(1, sizes.length - 1)], 2);
-  const warmFetch = streamFetch(warmStream);
+  // background. Record that cold turn, then warm up on the largest stream so the sizes are measured on the steady
+  // state; the repetitions then cycle through the sizes, so any drift left hits every size alike.
+  const streams = sizes.map((target) => {
+    const stream = makeStream(target, 1);
+    return { target, stream, fetch: streamFetch(stream), times: { a: [], b: [], c: [], d: [], e: [], core: [] } };
+  });
+  const cold = await runRuntime(streams[0].fetch);
+  const warmFetch = streamFetch(makeStream(sizes[sizes.length - 1], 2));
   for (let i = 0; i < warmups; i += 1) {
     await runRuntime(warmFetch);
+    await runCore(makeStream(sizes[0], 3));
     await runMini(warmFetch);
     await runParseOnly(warmFetch);
   }
-  await runReference(streamFetch(coldStream));
-  for (const target of sizes) {
-    const stream = makeStream(target, 1);
-    const fetch = streamFetch(stream);
-    const { changes, messages } = await verify(stream, fetch);
-    const times = { a: [], b: [], c: [], d: [], e: [], core: [] };
-    const nb = refReps[target] ?? 3;
-    for (let r = 0; r < reps; r += 1) {
+  await runReference(streams[0].fetch);
+  for (const s of streams) Object.assign(s, await verify(s.stream, s.fetch));
+  for (let r = 0; r < reps; r += 1) {
+    for (const s of streams) {
+      const { times, fetch, stream } = s;
       times.a.push((await runRuntime(fetch)).ms);
       times.c.push((await runMini(fetch)).ms);
       times.d.push((await runParseOnly(fetch)).ms);
       times.e.push((await runReadOnly(fetch)).ms);
       times.core.push((await runCore(stream)).ms);
-      if (r < nb) times.b.push((await runReference(fetch)).ms);
+      if (r < (refReps[s.target] ?? 3)) times.b.push((await runReference(fetch)).ms);
     }
+  }
+  const out = streams.map(({ target, stream, times, changes, messages }) => {
     const events = stream.counts.events;
     const med = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
-    const eps = Object.fromEntries(Object.entries(med).map(([k, v]) => [k, (events / v) * 1000]));
-    const row = {
+    return {
       targetEvents: target,
       events,
       bytes: stream.bytes + stream.frame(THREAD, 'bench-run').reduce((n, p) => n + p.length, 0),
@@ -194,18 +195,21 @@ export async function streamBench({ sizes = [1400, 5600, 22000], reps = 7, refRe
       counts: stream.counts,
       changesDelivered: changes,
       threadMessages: messages,
-      reps: { a: reps, b: nb, c: reps, d: reps, e: reps, core: reps },
+      reps: Object.fromEntries(Object.entries(times).map(([k, v]) => [k, v.length])),
       samplesMs: times,
       medianMs: med,
-      eventsPerSec: eps,
+      eventsPerSec: Object.fromEntries(Object.entries(med).map(([k, v]) => [k, (events / v) * 1000])),
       usPerEvent: Object.fromEntries(Object.entries(med).map(([k, v]) => [k, (v * 1000) / events])),
       ratios: { a_b: med.b / med.a, a_c: med.c / med.a, a_d: med.d / med.a, coreShare: med.core / med.a },
     };
-    log(row);
-    out.push(row);
-  }
+  });
   const first = out[0];
   const last = out[out.length - 1];
   const flat = (k) => last.usPerEvent[k] / first.usPerEvent[k];
-  return { cold: { events: coldStream.counts.events, ms: cold.ms, eventsPerSec: (first.counts.events / cold.ms) * 1000 }, warmups, sizes: out, flatness: { a: flat('a'), b: flat('b'), c: flat('c'), d: flat('d'), from: first.events, to: last.events } };
+  return {
+    cold: { events: first.events, ms: cold.ms, eventsPerSec: (first.events / cold.ms) * 1000 },
+    warmups,
+    sizes: out,
+    flatness: { a: flat('a'), b: flat('b'), c: flat('c'), d: flat('d'), core: flat('core'), from: first.events, to: last.events },
+  };
 }
