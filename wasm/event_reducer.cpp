@@ -467,10 +467,12 @@ void EventReducer::on_tool_start(const json& e, const std::string& type, const s
   const auto* parent_id = opt_string(e, "parentMessageId");
   json* parent = parent_id ? thread_.find_message(*parent_id) : nullptr;
   if (parent != nullptr && !is_role(parent, "assistant")) {
+    // A snapshot may have brought the parent without a role.
+    const auto* role = opt_string(*parent, "role");
     problem(type, "parent_not_assistant",
-            type + ": parentMessageId '" + *parent_id + "' is a " +
-                opt_string(*parent, "role")->c_str() +
-                " message; the call gets its own assistant message");
+            type + ": parentMessageId '" + *parent_id + "' is " +
+                (role ? "a " + *role + " message" : std::string("a message without a role")) +
+                "; the call gets its own assistant message");
     parent = nullptr;
   }
   if (parent == nullptr) {
@@ -739,8 +741,15 @@ void EventReducer::on_activity_snapshot(const json& e, const std::string& type) 
                       {"activityType", *activity_type},
                       {"content", *content}};
       if (sub) message["subagentRunId"] = *sub;
-      *existing = std::move(message);
-      thread_.reindex(*existing);
+      // Another kind of message becomes an activity: its tool calls and its
+      // place as a call's result must leave the thread's indices, which only a
+      // rebuild does (reindex() sees the new message, not the old). Rare, O(thread).
+      std::vector<json> all;
+      all.reserve(thread_.size());
+      for (std::size_t i = 0; i < thread_.size(); ++i)
+        all.push_back(&thread_.at(i) == existing ? std::move(message) : thread_.at(i));
+      thread_.replace_all(std::move(all));
+      existing = thread_.find_message(*id);
     }
   }
   merge_metadata(*existing, e);
