@@ -24,6 +24,27 @@ json error_json(ErrorCode code, std::string message) {
   return json{{"code", std::string(to_string(code))}, {"message", std::move(message)}};
 }
 
+// JSON text that never throws: a string from the host (a handler's error, a
+// rejection reason, a result) may hold invalid UTF-8 (a lone surrogate from JS);
+// it is replaced by U+FFFD, as the boundary does.
+std::string safe_dump(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// A tool call's "function" object, or null: calls that came in a snapshot may
+// lack one or carry another type.
+const json* call_function(const json& call) {
+  if (!call.is_object()) return nullptr;
+  auto it = call.find("function");
+  return it != call.end() && it->is_object() ? &*it : nullptr;
+}
+
+std::string call_name(const json& call) {
+  const json* fn = call_function(call);
+  const auto* name = fn ? opt_string(*fn, "name") : nullptr;
+  return name ? *name : std::string();
+}
+
 void add_execute(json& step, json call) {
   if (!step.contains("execute")) step["execute"] = json::array();
   step["execute"].push_back(std::move(call));
@@ -101,7 +122,13 @@ std::string RoundDriver::next_id(const char* kind) {
     id += options_.id_prefix;
     id += '-';
   }
-  id += std::to_string(++id_counter_);
+  const std::size_t stem = id.size();
+  // Never an id the thread already holds (one a server chose, or one made
+  // before a reload by a driver whose counter this one does not know).
+  do {
+    id.resize(stem);
+    id += std::to_string(++id_counter_);
+  } while (thread_.find_message(id) != nullptr);
   return id;
 }
 
@@ -158,6 +185,7 @@ json RoundDriver::send(const json& input) {
     // A new message while calls or interrupts are outstanding: close them first,
     // so the thread never keeps a call without an answer.
     close_open_calls("cancelled: a new message was sent before this call finished");
+    close_deferred_calls("cancelled: a new message was sent before this call could run");
     cancel_pending_interrupts("a new message was sent");
     changes_.push({{"kind", "turn_ended"},
                    {"reason", "aborted"},
@@ -287,6 +315,11 @@ json RoundDriver::after_run() {
       }
       interrupts_.push_back(std::move(pending));
     }
+    // Client calls the interrupted run made wait for the answers: the resume run
+    // dispatches them; a turn that ends another way closes them.
+    for (const auto& id : reducer_.calls_started()) {
+      if (!handled_.count(id) && !thread_.find_result(id)) deferred_.push_back(id);
+    }
     phase_ = Phase::kAwaiting;
     changes_.push({{"kind", "interrupts"}, {"interrupts", outcome["interrupts"]}});
     return json::object();
@@ -295,6 +328,7 @@ json RoundDriver::after_run() {
   // success: the server's pendingToolCallIds when it sent some, else every call
   // to one of this registry's tools that has no answer yet.
   std::vector<std::string> outstanding;
+  deferred_.clear();  // an interrupted run's calls are found again below, or are not ours
   auto pending = outcome.find("pendingToolCallIds");
   if (pending != outcome.end() && pending->is_array() && !pending->empty()) {
     for (const auto& id : *pending) {
@@ -316,14 +350,18 @@ json RoundDriver::after_run() {
       if (calls == m.end() || !calls->is_array()) continue;
       for (const auto& c : *calls) {
         const auto* id = opt_string(c, "id");
-        const auto* name = c.contains("function") ? opt_string(c["function"], "name") : nullptr;
+        const json* fn = call_function(c);
+        const auto* name = fn ? opt_string(*fn, "name") : nullptr;
         if (id && name && registry_->find(*name)) outstanding.push_back(*id);
       }
     }
   }
+  // Once each (a pendingToolCallIds list or a snapshot may repeat an id), and
+  // never one already answered or started.
+  std::unordered_set<std::string> seen;
   outstanding.erase(std::remove_if(outstanding.begin(), outstanding.end(),
                                    [&](const std::string& id) {
-                                     return handled_.count(id) ||
+                                     return !seen.insert(id).second || handled_.count(id) ||
                                             thread_.find_result(id) != nullptr;
                                    }),
                     outstanding.end());
@@ -343,7 +381,7 @@ json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
     const json& call = ref->call();
     Call c;
     c.id = id;
-    c.name = call["function"].value("name", "");
+    c.name = call_name(call);
     handled_.insert(id);
     round_.push_back(std::move(c));
     Call& cur = round_.back();
@@ -363,9 +401,12 @@ json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
       answer_with_error(cur, "tool '" + cur.name + "' is disabled in this client; it was not run");
       continue;
     }
-    const json& args_json = call["function"]["arguments"];
-    const std::string args_text =
-        args_json.is_string() ? args_json.get<std::string>() : args_json.dump();
+    const json* args_json = nullptr;  // absent arguments are no arguments
+    if (const json* fn = call_function(call); fn && fn->contains("arguments"))
+      args_json = &(*fn)["arguments"];
+    const std::string args_text = args_json == nullptr || args_json->is_null() ? std::string()
+                                  : args_json->is_string() ? args_json->get<std::string>()
+                                                           : safe_dump(*args_json);
     if (args_text.size() > options_.max_argument_bytes) {
       answer_with_error(
           cur, "arguments are " + std::to_string(args_text.size()) + " bytes, over the limit of " +
@@ -392,7 +433,7 @@ json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
       continue;
     }
     if (options_.repeat_limit > 0) {
-      std::string key = cur.name + '\x1f' + args.dump();
+      std::string key = cur.name + '\x1f' + safe_dump(args);
       repeat_count_ = key == repeat_key_ ? repeat_count_ + 1 : 1;
       repeat_key_ = std::move(key);
       if (repeat_count_ >= options_.repeat_limit) {
@@ -464,7 +505,7 @@ void RoundDriver::answer(Call& call, std::string content, std::optional<std::str
 void RoundDriver::answer_with_error(Call& call, const std::string& message, json details) {
   json content = {{"error", message}};
   if (!details.is_null()) content["details"] = std::move(details);
-  answer(call, content.dump(), message);
+  answer(call, safe_dump(content), message);
 }
 
 void RoundDriver::append_tool_message(const std::string& call_id, const std::string& content,
@@ -533,12 +574,29 @@ json RoundDriver::approve(std::string_view thread_id, std::string_view tool_call
     return refuse(ErrorCode::kAlreadyAnswered,
                   "tool call '" + call->id + "' was already approved or answered");
   }
+  // The registry may have changed while the user looked at the card (or the
+  // call came back from an export): what runs must still be a registered,
+  // enabled tool whose schema accepts the arguments.
+  const Tool* tool = registry_->find(call->name);
+  if (tool == nullptr || !tool->enabled) {
+    answer_with_error(*call, "tool '" + call->name + "' " +
+                                 (tool ? "was disabled" : "was removed from this client") +
+                                 " while waiting for approval; it was not run");
+    return maybe_complete_round(json::object());
+  }
+  if (auto issues = tool->schema->validate(call->args);
+      !issues.empty() || !call->args.is_object()) {
+    json details = json::array();
+    for (const auto& issue : issues)
+      details.push_back({{"path", issue.instance_path}, {"message", issue.message}});
+    answer_with_error(*call, "invalid arguments", std::move(details));
+    return maybe_complete_round(json::object());
+  }
   call->status = CallStatus::kRunning;
   changes_.push({{"kind", "tool_call_status"},
                  {"toolCallId", call->id},
                  {"name", call->name},
                  {"status", "running"}});
-  const Tool* tool = registry_->find(call->name);
   json step = json::object();
   add_execute(step, {{"toolCallId", call->id},
                      {"name", call->name},
@@ -569,7 +627,7 @@ json RoundDriver::reject(std::string_view thread_id, std::string_view tool_call_
     // The rejection is the answer (a decision), not a failure.
     json result = tool->spec.rejected_result;
     if (result.is_object() && !reason.empty()) result["reason"] = reason;
-    answer(*call, result.is_string() ? result.get<std::string>() : result.dump(), std::nullopt);
+    answer(*call, result.is_string() ? result.get<std::string>() : safe_dump(result), std::nullopt);
   } else {
     answer_with_error(
         *call, "the user rejected this call" + (reason.empty() ? std::string() : ": " + reason));
@@ -647,13 +705,27 @@ void RoundDriver::close_open_calls(const std::string& why) {
 }
 
 void RoundDriver::close_unanswered_client_calls(const std::string& why) {
-  // Calls this run started to one of our tools, left without an answer: close
-  // them so the next request is one a provider accepts.
-  for (const auto& id : reducer_.calls_started()) {
+  // Calls this run (or the interrupted run it resumed) started to one of our
+  // tools, left without an answer: close them so the next request is one a
+  // provider accepts.
+  std::vector<std::string> ids = std::move(deferred_);
+  deferred_.clear();
+  ids.insert(ids.end(), reducer_.calls_started().begin(), reducer_.calls_started().end());
+  close_calls(ids, why);
+}
+
+void RoundDriver::close_deferred_calls(const std::string& why) {
+  std::vector<std::string> ids = std::move(deferred_);
+  deferred_.clear();
+  close_calls(ids, why);
+}
+
+void RoundDriver::close_calls(const std::vector<std::string>& ids, const std::string& why) {
+  for (const auto& id : ids) {
     if (handled_.count(id) || thread_.find_result(id)) continue;
     auto ref = thread_.find_tool_call(id);
     if (!ref) continue;
-    const std::string name = ref->call()["function"].value("name", "");
+    const std::string name = call_name(ref->call());
     if (!registry_->find(name)) continue;
     handled_.insert(id);
     Call c{id, name, json(), CallStatus::kRunning, {}, {}};
@@ -667,6 +739,7 @@ json RoundDriver::abort(std::string reason) {
       "cancelled: " + (reason.empty() ? std::string("the user aborted the turn") : reason);
   if (phase_ == Phase::kIdle) return json::object();
   if (phase_ == Phase::kRunning) close_unanswered_client_calls(why);
+  close_deferred_calls(why);  // those an interrupted run left waiting
   close_open_calls(why);
   cancel_pending_interrupts(reason.empty() ? "aborted" : reason);
   return end_turn(json::object(), "aborted", reason.empty() ? "aborted by the user" : reason);
@@ -707,6 +780,32 @@ json RoundDriver::export_thread() const {
     }
     calls.push_back(std::move(j));
   }
+  // A run still streaming is cut by the reload: its client calls must be
+  // closed on import, as a failed run's are (they never ran).
+  json streaming = json::array();
+  json deferred = json::array();
+  if (phase_ == Phase::kRunning) {
+    // Also the calls an interrupted run left for this (resume) run.
+    std::vector<std::string> ids(deferred_);
+    ids.insert(ids.end(), reducer_.calls_started().begin(), reducer_.calls_started().end());
+    std::unordered_map<std::string, std::string> names;  // toolCallId -> tool name
+    for (const auto& id : ids) names.emplace(id, std::string());
+    for (std::size_t i = 0; i < thread_.size(); ++i) {
+      auto list = thread_.at(i).find("toolCalls");
+      if (list == thread_.at(i).end() || !list->is_array()) continue;
+      for (const auto& c : *list) {
+        const auto* call_id = opt_string(c, "id");
+        if (auto it = call_id ? names.find(*call_id) : names.end(); it != names.end())
+          it->second = call_name(c);
+      }
+    }
+    for (const auto& id : ids) {
+      if (handled_.count(id) || thread_.find_result(id)) continue;
+      if (registry_->find(names[id])) streaming.push_back(id);
+    }
+  } else {
+    for (const auto& id : deferred_) deferred.push_back(id);
+  }
   json interrupts = json::array();
   for (const auto& i : interrupts_) interrupts.push_back(i.interrupt);
   json handled = json::array();
@@ -722,18 +821,26 @@ json RoundDriver::export_thread() const {
               {"calls", calls},
               {"handled", handled},
               {"interrupts", interrupts},
-              {"resume", resume_}};
+              {"resume", resume_},
+              {"streamingCalls", streaming},
+              {"deferredCalls", deferred},
+              {"idCounter", id_counter_}};
 }
 
 std::variant<std::unique_ptr<RoundDriver>, Error> RoundDriver::from_export(
     std::shared_ptr<const ToolRegistry> registry, const json& e, DriverOptions options) {
+  // An export may come back edited or from another version: every field is
+  // checked for its type, so a bad one is an error naming it, never a throw.
   auto bad = [](const std::string& what) {
     return make_error(ErrorCode::kInvalidArgument, "thread import: " + what);
   };
-  if (!e.is_object() || e.value("format", "") != "agui-client-tools/thread") {
+  const auto* format = opt_string(e, "format");
+  if (!format || *format != "agui-client-tools/thread") {
     return bad("not an exported thread (format must be \"agui-client-tools/thread\")");
   }
-  if (e.value("version", 0) != 1) return bad("unsupported version (this runtime reads version 1)");
+  auto version = e.find("version");
+  if (version == e.end() || !version->is_number_integer() || *version != 1)
+    return bad("unsupported version (this runtime reads version 1)");
   const auto* thread_id = opt_string(e, "threadId");
   if (!thread_id || thread_id->empty()) return bad("'threadId' must be a non-empty string");
   auto messages = e.find("messages");
@@ -741,14 +848,19 @@ std::variant<std::unique_ptr<RoundDriver>, Error> RoundDriver::from_export(
   std::vector<json> list;
   for (std::size_t i = 0; i < messages->size(); ++i) {
     const json& m = (*messages)[i];
-    if (!opt_string(m, "id") || !opt_string(m, "role"))
-      return bad("message " + std::to_string(i) + " needs a string 'id' and 'role'");
+    // What the thread itself requires (a MESSAGES_SNAPSHOT may bring messages
+    // without a role): what was exported can always be imported.
+    if (!opt_string(m, "id")) return bad("message " + std::to_string(i) + " needs a string 'id'");
     list.push_back(m);
   }
+  auto round = e.find("round");
+  if (round != e.end() && !(round->is_number_integer() && *round >= 0))
+    return bad("'round' must be an integer >= 0");
   auto driver = std::make_unique<RoundDriver>(std::move(registry), *thread_id, std::move(options));
   driver->thread_.replace_all(std::move(list));
   if (e.contains("state")) driver->thread_.set_state(e["state"]);
-  driver->rounds_ = e.value("round", 0);
+  if (round != e.end())
+    driver->rounds_ = static_cast<int>(std::min<std::uint64_t>(round->get<std::uint64_t>(), 1000));
   if (auto h = e.find("handled"); h != e.end() && h->is_array()) {
     for (const auto& id : *h) {
       if (id.is_string()) driver->handled_.insert(id.get<std::string>());
@@ -757,6 +869,7 @@ std::variant<std::unique_ptr<RoundDriver>, Error> RoundDriver::from_export(
   if (auto r = e.find("resume"); r != e.end() && r->is_array()) driver->resume_ = *r;
   if (auto list_i = e.find("interrupts"); list_i != e.end() && list_i->is_array()) {
     for (const auto& i : *list_i) {
+      if (!opt_string(i, "id")) return bad("each interrupt needs a string 'id'");
       Interrupt pending{i, nullptr};
       if (auto s = i.find("responseSchema"); s != i.end() && s->is_object()) {
         auto compiled = CompiledSchema::compile(*s);
@@ -771,7 +884,14 @@ std::variant<std::unique_ptr<RoundDriver>, Error> RoundDriver::from_export(
       const auto* id = opt_string(j, "toolCallId");
       const auto* status = opt_string(j, "status");
       if (!id || !status) return bad("each call needs 'toolCallId' and 'status'");
-      Call c{*id, j.value("name", ""), j.value("args", json::object()), CallStatus::kAnswered, {},
+      const auto* name = opt_string(j, "name");
+      const auto* content = opt_string(j, "content");
+      auto args = j.find("args");
+      Call c{*id,
+             name ? *name : std::string(),
+             args != j.end() && args->is_object() ? *args : json::object(),
+             CallStatus::kAnswered,
+             content ? *content : std::string(),
              {}};
       driver->handled_.insert(c.id);
       if (*status == "pending_approval") {
@@ -782,11 +902,31 @@ std::variant<std::unique_ptr<RoundDriver>, Error> RoundDriver::from_export(
             c,
             "the page was closed while this call was running; it may have completed, "
             "so it was not run again");
-      } else {
-        c.content = j.value("content", "");
-        if (const auto* err = opt_string(j, "error")) c.error = *err;
+      } else if (const auto* err = opt_string(j, "error")) {
+        c.error = *err;
       }
       driver->round_.push_back(std::move(c));
+    }
+  }
+  if (auto d = e.find("deferredCalls"); d != e.end() && d->is_array()) {
+    for (const auto& id : *d) {
+      if (id.is_string()) driver->deferred_.push_back(id.get<std::string>());
+    }
+  }
+  if (auto n = e.find("idCounter"); n != e.end() && n->is_number_unsigned())
+    driver->id_counter_ = n->get<std::uint64_t>();
+  if (auto open = e.find("streamingCalls"); open != e.end() && open->is_array()) {
+    for (const auto& id : *open) {
+      if (!id.is_string()) continue;
+      const auto& call_id = id.get_ref<const std::string&>();
+      auto ref = driver->thread_.find_tool_call(call_id);
+      if (!ref || driver->handled_.count(call_id) || driver->thread_.find_result(call_id)) continue;
+      driver->handled_.insert(call_id);
+      Call c{call_id, call_name(ref->call()), json(), CallStatus::kRunning, {}, {}};
+      driver->answer_with_error(c,
+                                "the page was closed while the run was streaming; this call was "
+                                "not run");
+      driver->append_tool_message(c.id, c.content, c.error);
     }
   }
   if (!driver->round_.empty() || !driver->interrupts_.empty()) driver->phase_ = Phase::kAwaiting;

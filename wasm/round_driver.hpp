@@ -121,6 +121,8 @@ class RoundDriver {
   json end_turn(json step, std::string reason, std::string message = {}, std::string code = {});
   void close_open_calls(const std::string& why);
   void close_unanswered_client_calls(const std::string& why);
+  void close_deferred_calls(const std::string& why);
+  void close_calls(const std::vector<std::string>& ids, const std::string& why);
   void answer(Call& call, std::string content, std::optional<std::string> error);
   void answer_with_error(Call& call, const std::string& message, json details = nullptr);
   void append_tool_message(const std::string& call_id, const std::string& content,
@@ -148,6 +150,7 @@ class RoundDriver {
   std::unordered_set<std::string> handled_;  // at most once, keyed by toolCallId
   std::vector<Interrupt> interrupts_;        // pending
   json resume_ = json::array();              // answers to send on the next run
+  std::vector<std::string> deferred_;        // client calls an interrupted run left for its resume
   std::string repeat_key_;
   int repeat_count_ = 0;
 };
