@@ -108,13 +108,54 @@ std::optional<std::string> apply_patch(json& target, const json& patch) {
 
 }  // namespace
 
+bool json_text_deeper_than(std::string_view text, std::size_t limit) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character, whatever it is
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
+bool json_deeper_than(const json& value, std::size_t limit) {
+  std::vector<std::pair<const json*, std::size_t>> stack{{&value, 0}};
+  while (!stack.empty()) {
+    auto [v, depth] = stack.back();
+    stack.pop_back();
+    if (!v->is_structured()) continue;
+    if (depth + 1 > limit) return true;
+    for (const auto& child : *v) stack.emplace_back(&child, depth + 1);
+  }
+  return false;
+}
+
 json Problem::to_json() const {
   return json{{"kind", "problem"}, {"index", index},     {"eventType", event_type},
               {"code", code},      {"message", message}, {"fatal", fatal}};
 }
 
-EventReducer::EventReducer(Thread& thread, ChangeLog& changes)
-    : thread_(thread), changes_(changes) {}
+EventReducer::EventReducer(Thread& thread, ChangeLog& changes, ReducerLimits limits)
+    : thread_(thread), changes_(changes), limits_(limits) {}
+
+std::optional<std::size_t> EventReducer::argument_bytes_over_limit(
+    std::string_view tool_call_id) const {
+  auto it = over_limit_.find(std::string(tool_call_id));
+  if (it == over_limit_.end()) return std::nullopt;
+  return it->second;
+}
 
 void EventReducer::begin_run(std::string run_id) {
   phase_ = RunPhase::kNotStarted;
@@ -171,6 +212,15 @@ std::string EventReducer::lane_key(const json& e) {
 }
 
 void EventReducer::apply_data(std::string_view data) {
+  if (json_text_deeper_than(data, limits_.max_json_depth)) {
+    // Checked on the text, so that nothing that deep is ever built.
+    problem("", "limit_exceeded",
+            "event data nests arrays and objects deeper than " +
+                std::to_string(limits_.max_json_depth) + " levels (maxJsonDepth, " +
+                std::to_string(data.size()) + " bytes); event skipped");
+    ++index_;
+    return;
+  }
   json event = json::parse(data.begin(), data.end(), nullptr, /*allow_exceptions=*/false);
   if (event.is_discarded()) {
     std::string head(data.substr(0, 60));
@@ -180,10 +230,21 @@ void EventReducer::apply_data(std::string_view data) {
     ++index_;
     return;
   }
-  apply(event);
+  apply_event(event);
 }
 
 void EventReducer::apply(const json& e) {
+  if (json_deeper_than(e, limits_.max_json_depth)) {
+    problem("", "limit_exceeded",
+            "event nests arrays and objects deeper than " + std::to_string(limits_.max_json_depth) +
+                " levels (maxJsonDepth); event skipped");
+    ++index_;
+    return;
+  }
+  apply_event(e);
+}
+
+void EventReducer::apply_event(const json& e) {
   struct Advance {
     std::size_t& i;
     ~Advance() { ++i; }
@@ -394,6 +455,18 @@ void EventReducer::apply(const json& e) {
   }
 }
 
+// Patches build values deeper than any one event may be (a value added at a
+// deep path): the result is held to the same limit.
+bool EventReducer::state_too_deep(const json& value, const std::string& type,
+                                  const std::string& what) {
+  if (!json_deeper_than(value, limits_.max_json_depth)) return false;
+  problem(type, "limit_exceeded",
+          type + ": the patch would make " + what + " nest deeper than " +
+              std::to_string(limits_.max_json_depth) + " levels (maxJsonDepth); " + what +
+              " left as it was");
+  return true;
+}
+
 void EventReducer::pass_through(const json& e) { changes_.push({{"kind", "event"}, {"event", e}}); }
 
 void EventReducer::on_text_start(const json& e, const std::string& type, const std::string& id) {
@@ -506,8 +579,22 @@ void EventReducer::on_tool_args(const json& e, const std::string& type, const st
                 "' that is not open (its arguments are complete); event skipped");
     return;
   }
+  if (auto over = over_limit_.find(call_id); over != over_limit_.end()) {
+    over->second += delta.size();  // past the limit already: counted, skipped
+    return;
+  }
   json& call = ref->call();
   json& args = call["function"]["arguments"];
+  const std::size_t held = args.is_string() ? args.get_ref<const std::string&>().size() : 0;
+  if (held + delta.size() > limits_.max_argument_bytes) {
+    over_limit_[call_id] = held + delta.size();
+    problem(type, "limit_exceeded",
+            type + " for tool call '" + call_id + "' takes its arguments past " +
+                std::to_string(limits_.max_argument_bytes) +
+                " bytes (maxArgumentBytes); the rest of its arguments is skipped and the call "
+                "is answered with an error");
+    return;
+  }
   if (args.is_string()) {
     args.get_ref<std::string&>() += delta;
   } else {
@@ -657,6 +744,7 @@ void EventReducer::on_state_delta(const json& e, const std::string& type) {
             type + ": the patch does not apply (" + *err + "); state left as it was");
     return;
   }
+  if (state_too_deep(state, type, "the state")) return;
   thread_.set_state(std::move(state));
   changes_.push({{"kind", "state_patched"}, {"delta", *delta}});
 }
@@ -775,6 +863,7 @@ void EventReducer::on_activity_delta(const json& e, const std::string& type) {
                 "); activity left as it was");
     return;
   }
+  if (state_too_deep(content, type, "activity '" + *id + "'")) return;
   (*m)["content"] = std::move(content);
   if (const auto* activity_type = opt_string(e, "activityType"))
     (*m)["activityType"] = *activity_type;

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -31,9 +32,32 @@ struct Problem {
 
 enum class RunPhase { kNotStarted, kRunning, kFinished, kErrored };
 
+// What one stream may make the reducer hold. Exceeding one is reported as a
+// "limit_exceeded" problem that names the limit; the thread keeps what it had.
+struct ReducerLimits {
+  // Bytes of one tool call's arguments. Streaming past it skips the rest of
+  // that call's arguments; the driver then answers the call with an error.
+  std::size_t max_argument_bytes = 1 << 20;
+  // Nesting of arrays and objects in an event (the event object is level 1),
+  // and in the state or an activity after a patch. nlohmann's parser is
+  // iterative, but copying, comparing and dumping a value recurse once per
+  // level: the limit keeps that recursion far inside a 256 KiB wasm stack.
+  std::size_t max_json_depth = 128;
+};
+
+// Whether JSON text nests arrays and objects deeper than `limit` levels. A
+// linear scan with no allocation, so that nothing deep is ever built; strings
+// are skipped (brackets in them do not count). Text that is not JSON is scanned
+// the same way: the parser reports it afterwards.
+bool json_text_deeper_than(std::string_view text, std::size_t limit);
+// The same for a value (iterative: safe on any depth).
+bool json_deeper_than(const json& value, std::size_t limit);
+
 class EventReducer {
  public:
-  EventReducer(Thread& thread, ChangeLog& changes);
+  EventReducer(Thread& thread, ChangeLog& changes, ReducerLimits limits = {});
+  void set_limits(const ReducerLimits& limits) { limits_ = limits; }
+  const ReducerLimits& limits() const { return limits_; }
 
   // Starts a new run. `thread_id`/`run_id` are what the input said; a
   // RUN_STARTED that disagrees is reported.
@@ -43,6 +67,17 @@ class EventReducer {
   void apply_data(std::string_view data);
   // Folds one decoded event.
   void apply(const json& event);
+
+  // Tool calls whose streamed arguments went past max_argument_bytes, with the
+  // bytes the stream sent for them in all (kept for the thread's life, not
+  // per run: the call is answered when its run ends).
+  std::optional<std::size_t> argument_bytes_over_limit(std::string_view tool_call_id) const;
+  const std::unordered_map<std::string, std::size_t>& calls_over_argument_limit() const {
+    return over_limit_;
+  }
+  void note_argument_bytes_over_limit(const std::string& tool_call_id, std::size_t bytes) {
+    over_limit_[tool_call_id] = bytes;
+  }
 
   // Records a problem that is not tied to a decoded event (bad SSE, a stream
   // cut mid-event, a limit).
@@ -96,9 +131,13 @@ class EventReducer {
   void close_open_streams(const std::string& lane);
   void close_all_open_streams();
   void pass_through(const json& e);
+  void apply_event(const json& e);
+  bool state_too_deep(const json& value, const std::string& type, const std::string& what);
 
   Thread& thread_;
   ChangeLog& changes_;
+  ReducerLimits limits_;
+  std::unordered_map<std::string, std::size_t> over_limit_;  // toolCallId -> bytes streamed
   RunPhase phase_ = RunPhase::kNotStarted;
   bool stopped_ = false;
   std::size_t index_ = 0;

@@ -84,6 +84,12 @@ std::variant<DriverOptions, Error> DriverOptions::from_json(const json& o) {
     } else if (key == "maxResultBytes") {
       if (auto e = need_int(1)) return *e;
       out.max_result_bytes = v.get<std::size_t>();
+    } else if (key == "maxJsonDepth") {
+      if (auto e = need_int(1)) return *e;
+      out.max_json_depth = v.get<std::size_t>();
+    } else if (key == "maxCallsPerRound") {
+      if (auto e = need_int(1)) return *e;
+      out.max_calls_per_round = v.get<std::size_t>();
     } else if (key == "context") {
       if (!v.is_array())
         return make_error(ErrorCode::kInvalidArgument,
@@ -113,7 +119,8 @@ RoundDriver::RoundDriver(std::shared_ptr<const ToolRegistry> registry, std::stri
     : registry_(std::move(registry)),
       options_(std::move(options)),
       thread_(std::move(thread_id)),
-      reducer_(thread_, changes_) {}
+      reducer_(thread_, changes_,
+               ReducerLimits{options_.max_argument_bytes, options_.max_json_depth}) {}
 
 std::string RoundDriver::next_id(const char* kind) {
   std::string id = kind;
@@ -164,6 +171,12 @@ json RoundDriver::send(const json& input) {
       if (const auto* id = opt_string(m, "id"); id && thread_.find_message(*id)) {
         return refuse(ErrorCode::kInvalidArgument,
                       "send(): message id '" + *id + "' is already in the thread");
+      }
+      if (json_deeper_than(m, options_.max_json_depth)) {
+        return refuse(ErrorCode::kLimitExceeded, "send(): message " + std::to_string(i) +
+                                                     " nests arrays and objects deeper than " +
+                                                     std::to_string(options_.max_json_depth) +
+                                                     " levels (maxJsonDepth)");
       }
       incoming.push_back(m);
     }
@@ -257,7 +270,13 @@ json RoundDriver::feed(std::string_view run_id, std::string_view bytes) {
     if (ev.data.empty()) continue;
     reducer_.apply_data(ev.data);
   }
-  if (!ok && !reducer_.stopped()) reducer_.report("limit_exceeded", sse_->error(), true);
+  if (!ok && !reducer_.stopped()) {
+    reducer_.report("limit_exceeded",
+                    "an SSE event is over the limit of " +
+                        std::to_string(options_.sse.max_event_bytes) +
+                        " bytes (maxEventBytes); the run is stopped",
+                    true);
+  }
   if (reducer_.stopped()) return fail_run(reducer_.error_message(), "protocol");
   return json::object();
 }
@@ -392,6 +411,12 @@ json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
                                  " rounds of tool calls per turn, so this call was not run");
       continue;
     }
+    if (round_.size() > options_.max_calls_per_round) {
+      answer_with_error(cur, "too many tool calls in one round: the client runs at most " +
+                                 std::to_string(options_.max_calls_per_round) +
+                                 " per round (maxCallsPerRound), so this call was not run");
+      continue;
+    }
     const Tool* tool = registry_->find(cur.name);
     if (tool == nullptr) {
       answer_with_error(cur, "tool '" + cur.name + "' is not available in this client");
@@ -407,10 +432,20 @@ json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
     const std::string args_text = args_json == nullptr || args_json->is_null() ? std::string()
                                   : args_json->is_string() ? args_json->get<std::string>()
                                                            : safe_dump(*args_json);
-    if (args_text.size() > options_.max_argument_bytes) {
-      answer_with_error(
-          cur, "arguments are " + std::to_string(args_text.size()) + " bytes, over the limit of " +
-                   std::to_string(options_.max_argument_bytes) + " (maxArgumentBytes)");
+    // The stream may have sent more than the thread kept (the reducer skips
+    // arguments past the limit): the message gives what the stream sent.
+    const std::size_t arg_bytes = reducer_.argument_bytes_over_limit(id).value_or(args_text.size());
+    if (arg_bytes > options_.max_argument_bytes) {
+      answer_with_error(cur, "arguments are " + std::to_string(arg_bytes) +
+                                 " bytes, over the limit of " +
+                                 std::to_string(options_.max_argument_bytes) +
+                                 " (maxArgumentBytes); the call was not run");
+      continue;
+    }
+    if (json_text_deeper_than(args_text, options_.max_json_depth)) {
+      answer_with_error(cur, "arguments nest arrays and objects deeper than " +
+                                 std::to_string(options_.max_json_depth) +
+                                 " levels (maxJsonDepth); the call was not run");
       continue;
     }
     json args = blank(args_text) ? json::object() : json::parse(args_text, nullptr, false);
@@ -556,6 +591,12 @@ json RoundDriver::submit_error(std::string_view tool_call_id, std::string messag
         call ? ErrorCode::kAlreadyAnswered : ErrorCode::kUnknownToolCall,
         "tool call '" + std::string(tool_call_id) + "' is not running; the error is ignored");
   }
+  if (message.size() > options_.max_result_bytes) {
+    answer_with_error(*call, "the handler failed with an error message of " +
+                                 std::to_string(message.size()) + " bytes, over the limit of " +
+                                 std::to_string(options_.max_result_bytes) + " (maxResultBytes)");
+    return maybe_complete_round(json::object());
+  }
   answer_with_error(*call, message);
   return maybe_complete_round(json::object());
 }
@@ -641,6 +682,12 @@ json RoundDriver::resolve_interrupt(std::string_view interrupt_id, json payload)
   if (it == interrupts_.end())
     return refuse(ErrorCode::kUnknownInterrupt,
                   "no pending interrupt '" + std::string(interrupt_id) + "'");
+  if (json_deeper_than(payload, options_.max_json_depth)) {
+    return refuse(ErrorCode::kLimitExceeded,
+                  "the answer to interrupt '" + std::string(interrupt_id) +
+                      "' nests arrays and objects deeper than " +
+                      std::to_string(options_.max_json_depth) + " levels (maxJsonDepth)");
+  }
   if (it->response_schema) {
     auto issues = it->response_schema->validate(payload);
     if (!issues.empty()) {
@@ -806,6 +853,10 @@ json RoundDriver::export_thread() const {
   } else {
     for (const auto& id : deferred_) deferred.push_back(id);
   }
+  json over_limit = json::object();  // calls still to be answered with the limit's error
+  for (const auto& [id, bytes] : reducer_.calls_over_argument_limit()) {
+    if (!handled_.count(id)) over_limit[id] = bytes;
+  }
   json interrupts = json::array();
   for (const auto& i : interrupts_) interrupts.push_back(i.interrupt);
   json handled = json::array();
@@ -824,6 +875,7 @@ json RoundDriver::export_thread() const {
               {"resume", resume_},
               {"streamingCalls", streaming},
               {"deferredCalls", deferred},
+              {"argumentBytesOverLimit", over_limit},
               {"idCounter", id_counter_}};
 }
 
@@ -845,6 +897,14 @@ std::variant<std::unique_ptr<RoundDriver>, Error> RoundDriver::from_export(
   if (!thread_id || thread_id->empty()) return bad("'threadId' must be a non-empty string");
   auto messages = e.find("messages");
   if (messages == e.end() || !messages->is_array()) return bad("'messages' must be an array");
+  // What this runtime exports nests a few levels more than the events it took
+  // in (message, toolCalls, call, function): anything deeper was not ours.
+  if (json_deeper_than(e, options.max_json_depth + 8)) {
+    return make_error(ErrorCode::kLimitExceeded,
+                      "thread import: the export nests arrays and objects deeper than " +
+                          std::to_string(options.max_json_depth + 8) +
+                          " levels (maxJsonDepth + 8)");
+  }
   std::vector<json> list;
   for (std::size_t i = 0; i < messages->size(); ++i) {
     const json& m = (*messages)[i];
@@ -906,6 +966,12 @@ std::variant<std::unique_ptr<RoundDriver>, Error> RoundDriver::from_export(
         c.error = *err;
       }
       driver->round_.push_back(std::move(c));
+    }
+  }
+  if (auto o = e.find("argumentBytesOverLimit"); o != e.end() && o->is_object()) {
+    for (auto it = o->begin(); it != o->end(); ++it) {
+      if (it->is_number_unsigned())
+        driver->reducer_.note_argument_bytes_over_limit(it.key(), it->get<std::size_t>());
     }
   }
   if (auto d = e.find("deferredCalls"); d != e.end() && d->is_array()) {

@@ -41,9 +41,20 @@ struct DriverOptions {
   json context = json::array();
   json forwarded_props = json::object();
   std::string id_prefix;  // makes generated run and message ids unique per host
-  SseLimits sse;
-  std::size_t max_argument_bytes = 1 << 20;  // a call's arguments text
-  std::size_t max_result_bytes = 1 << 20;    // a handler's result text
+  // Limits (README "Limits"): each one exceeded is an error that names it
+  // (maxEventBytes, ...), the thread keeps what it had, nothing crashes.
+  SseLimits sse{8u << 20};                   // bytes of one SSE event: over it, the run stops
+  std::size_t max_argument_bytes = 1 << 20;  // a call's arguments text: over it, an error result
+  std::size_t max_result_bytes = 1 << 20;    // a handler's result or error text: ditto
+  // Nesting of arrays and objects in an event, a patched state, a call's
+  // arguments, a sent message, an interrupt's answer. 128, not the schemas' 64:
+  // agent state and activity content (UI trees, documents) legitimately nest
+  // deeper than tool parameters, and an event adds levels of its own; 128 keeps
+  // every recursive copy and dump far inside the wasm module's 256 KiB stack.
+  std::size_t max_json_depth = 128;
+  // Tool calls run per round; the calls after the first 64 (in call order) get
+  // an error result. Bounds the handlers a single model reply can start.
+  std::size_t max_calls_per_round = 64;
 
   static std::variant<DriverOptions, Error> from_json(const json& options);
 };
