@@ -1,0 +1,55 @@
+// The package from a plain <script type="module">, no bundler: the page imports
+// js-shim/src/index.js as served, the core fetches dist/agui_core.wasm itself,
+// and a turn runs against the demo agent in Debian's Chromium.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const { startDemoServer } = await import(join(root, 'demo-page', 'server', 'main.mjs'));
+
+const page = `<!doctype html><meta charset="utf-8"><title>plain module</title>
+<script type="module">
+  import { createRuntime, browserTools } from '/src/index.js';
+  try {
+    const runtime = await createRuntime({ url: '/agent' });
+    runtime.tools.register(browserTools.getCurrentLocation);
+    const deltas = [];
+    runtime.subscribe((c) => c.kind === 'text_appended' && deltas.push(c.delta));
+    const result = await runtime.send('where am i');
+    window.outcome = { result, text: deltas.join(''), tools: runtime.lastInput.tools.map((t) => t.name) };
+  } catch (e) {
+    window.outcome = { error: String(e && e.stack || e) };
+  }
+</script>`;
+
+test('a plain <script type="module"> imports the package and runs a client-tool turn', { timeout: 60_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'agui-plain-'));
+  after(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, 'plain.html'), page);
+  const server = await startDemoServer({ port: 0, staticRoot: [dir, join(root, 'js-shim')], delayMs: 0 });
+  after(() => server.close());
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  after(() => browser.close());
+  const context = await browser.newContext({ permissions: ['geolocation'], geolocation: { latitude: 30.27, longitude: -97.74 } });
+  const tab = await context.newPage();
+  const fetched = [];
+  tab.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+  await tab.goto(`${server.url}/plain.html`);
+  await tab.waitForFunction(() => window.outcome !== undefined, null, { timeout: 30_000 });
+  const outcome = await tab.evaluate(() => window.outcome);
+  assert.equal(outcome.error, undefined, outcome.error);
+  assert.equal(outcome.result.reason, 'done');
+  assert.deepEqual(outcome.tools, ['get_current_location']);
+  assert.match(outcome.text, /30\.27/, 'the agent used the coordinates the browser gave');
+  assert.ok(fetched.includes('/dist/agui_core.wasm'), 'the core fetched its .wasm beside the module');
+});
