@@ -458,13 +458,8 @@ json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
                         std::string("arguments must be a JSON object, got ") + args.type_name());
       continue;
     }
-    auto issues = tool->schema->validate(args);
-    if (!issues.empty()) {
-      json details = json::array();
-      for (const auto& issue : issues) {
-        details.push_back({{"path", issue.instance_path}, {"message", issue.message}});
-      }
-      answer_with_error(cur, "invalid arguments", std::move(details));
+    if (auto issues = tool->schema->validate(args); !issues.empty()) {
+      answer_with_error(cur, "invalid arguments", issue_details(issues));
       continue;
     }
     if (options_.repeat_limit > 0) {
@@ -488,16 +483,7 @@ json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
       changes_.push({{"kind", "approval_requested"}, {"approval", approval_json(cur)}});
       continue;
     }
-    cur.status = CallStatus::kRunning;
-    changes_.push({{"kind", "tool_call_status"},
-                   {"toolCallId", cur.id},
-                   {"name", cur.name},
-                   {"status", "running"}});
-    add_execute(step, {{"toolCallId", cur.id},
-                       {"name", cur.name},
-                       {"args", cur.args},
-                       {"timeoutMs", tool->spec.timeout_ms.value_or(options_.default_timeout_ms)},
-                       {"threadId", thread_.id()}});
+    start_handler(cur, *tool, step);
   }
   if (at_cap) {
     for (auto& c : round_) append_tool_message(c.id, c.content, c.error);
@@ -601,20 +587,53 @@ json RoundDriver::submit_error(std::string_view tool_call_id, std::string messag
   return maybe_complete_round(json::object());
 }
 
-json RoundDriver::approve(std::string_view thread_id, std::string_view tool_call_id) {
+RoundDriver::Call* RoundDriver::pending_approval(std::string_view thread_id,
+                                                 std::string_view tool_call_id, json& refusal) {
   if (thread_id != thread_.id()) {
-    return refuse(ErrorCode::kWrongThread, "tool call '" + std::string(tool_call_id) +
-                                               "' belongs to thread '" + thread_.id() +
-                                               "', not to thread '" + std::string(thread_id) + "'");
+    refusal = refuse(ErrorCode::kWrongThread,
+                     "tool call '" + std::string(tool_call_id) + "' belongs to thread '" +
+                         thread_.id() + "', not to thread '" + std::string(thread_id) + "'");
+    return nullptr;
   }
   Call* call = find_call(tool_call_id);
-  if (call == nullptr)
-    return refuse(ErrorCode::kUnknownToolCall,
-                  "no approval is pending for tool call '" + std::string(tool_call_id) + "'");
-  if (call->status != CallStatus::kPendingApproval) {
-    return refuse(ErrorCode::kAlreadyAnswered,
-                  "tool call '" + call->id + "' was already approved or answered");
+  if (call == nullptr) {
+    refusal = refuse(ErrorCode::kUnknownToolCall,
+                     "no approval is pending for tool call '" + std::string(tool_call_id) + "'");
+    return nullptr;
   }
+  if (call->status != CallStatus::kPendingApproval) {
+    refusal = refuse(ErrorCode::kAlreadyAnswered,
+                     "tool call '" + call->id + "' was already approved or answered");
+    return nullptr;
+  }
+  return call;
+}
+
+json RoundDriver::issue_details(const std::vector<SchemaIssue>& issues) {
+  json details = json::array();
+  for (const auto& issue : issues) {
+    details.push_back({{"path", issue.instance_path}, {"message", issue.message}});
+  }
+  return details;
+}
+
+void RoundDriver::start_handler(Call& call, const Tool& tool, json& step) {
+  call.status = CallStatus::kRunning;
+  changes_.push({{"kind", "tool_call_status"},
+                 {"toolCallId", call.id},
+                 {"name", call.name},
+                 {"status", "running"}});
+  add_execute(step, {{"toolCallId", call.id},
+                     {"name", call.name},
+                     {"args", call.args},
+                     {"timeoutMs", tool.spec.timeout_ms.value_or(options_.default_timeout_ms)},
+                     {"threadId", thread_.id()}});
+}
+
+json RoundDriver::approve(std::string_view thread_id, std::string_view tool_call_id) {
+  json refusal;
+  Call* call = pending_approval(thread_id, tool_call_id, refusal);
+  if (call == nullptr) return refusal;
   // The registry may have changed while the user looked at the card (or the
   // call came back from an export): what runs must still be a registered,
   // enabled tool whose schema accepts the arguments.
@@ -627,42 +646,19 @@ json RoundDriver::approve(std::string_view thread_id, std::string_view tool_call
   }
   if (auto issues = tool->schema->validate(call->args);
       !issues.empty() || !call->args.is_object()) {
-    json details = json::array();
-    for (const auto& issue : issues)
-      details.push_back({{"path", issue.instance_path}, {"message", issue.message}});
-    answer_with_error(*call, "invalid arguments", std::move(details));
+    answer_with_error(*call, "invalid arguments", issue_details(issues));
     return maybe_complete_round(json::object());
   }
-  call->status = CallStatus::kRunning;
-  changes_.push({{"kind", "tool_call_status"},
-                 {"toolCallId", call->id},
-                 {"name", call->name},
-                 {"status", "running"}});
   json step = json::object();
-  add_execute(step, {{"toolCallId", call->id},
-                     {"name", call->name},
-                     {"args", call->args},
-                     {"timeoutMs", tool && tool->spec.timeout_ms ? *tool->spec.timeout_ms
-                                                                 : options_.default_timeout_ms},
-                     {"threadId", thread_.id()}});
+  start_handler(*call, *tool, step);
   return step;
 }
 
 json RoundDriver::reject(std::string_view thread_id, std::string_view tool_call_id,
                          std::string reason) {
-  if (thread_id != thread_.id()) {
-    return refuse(ErrorCode::kWrongThread, "tool call '" + std::string(tool_call_id) +
-                                               "' belongs to thread '" + thread_.id() +
-                                               "', not to thread '" + std::string(thread_id) + "'");
-  }
-  Call* call = find_call(tool_call_id);
-  if (call == nullptr)
-    return refuse(ErrorCode::kUnknownToolCall,
-                  "no approval is pending for tool call '" + std::string(tool_call_id) + "'");
-  if (call->status != CallStatus::kPendingApproval) {
-    return refuse(ErrorCode::kAlreadyAnswered,
-                  "tool call '" + call->id + "' was already approved or answered");
-  }
+  json refusal;
+  Call* call = pending_approval(thread_id, tool_call_id, refusal);
+  if (call == nullptr) return refusal;
   const Tool* tool = registry_->find(call->name);
   if (tool != nullptr && !tool->spec.rejected_result.is_null()) {
     // The rejection is the answer (a decision), not a failure.

@@ -141,6 +141,12 @@ class RoundDriver {
   Call* find_call(std::string_view id);
   std::string next_id(const char* kind);
   json approval_json(const Call& call) const;
+  // The call waiting for the user's decision on thread `thread_id`, or null with
+  // `refusal` saying why there is none (another thread, unknown, answered).
+  Call* pending_approval(std::string_view thread_id, std::string_view tool_call_id, json& refusal);
+  // Marks the call running and adds it to the step's "execute".
+  void start_handler(Call& call, const Tool& tool, json& step);
+  static json issue_details(const std::vector<SchemaIssue>& issues);
   json refuse(ErrorCode code, std::string message) const;
   json cancel_pending_interrupts(const std::string& reason);
   bool streaming(std::string_view run_id) const;
