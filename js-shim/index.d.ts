@@ -241,12 +241,16 @@ export interface ExportedThread {
 }
 
 export interface Limits {
-  /** Bytes one SSE event may hold (0 = no limit). */
+  /** Bytes one SSE event may hold (default 8 MiB; 0 = no limit). Over it, the run stops. */
   maxEventBytes?: number;
-  /** Bytes of one call's arguments (default 1 MiB). */
+  /** Bytes of one call's arguments (default 1 MiB). Over it, an error result. */
   maxArgumentBytes?: number;
-  /** Bytes of one handler result (default 1 MiB). */
+  /** Bytes of one handler result (default 1 MiB). Over it, an error result. */
   maxResultBytes?: number;
+  /** Nesting of arrays and objects in events, state, arguments (default 128). */
+  maxJsonDepth?: number;
+  /** Tool calls run per round (default 64); later calls get an error result. */
+  maxCallsPerRound?: number;
 }
 
 export interface RuntimeOptions {

@@ -23,7 +23,7 @@ function randomId() {
 
 // Keys of createRuntime() options that configure the core's driver.
 const DRIVER_OPTIONS = ['maxRounds', 'repeatLimit', 'defaultTimeoutMs', 'context', 'forwardedProps'];
-const LIMIT_OPTIONS = ['maxEventBytes', 'maxArgumentBytes', 'maxResultBytes'];
+const LIMIT_OPTIONS = ['maxEventBytes', 'maxArgumentBytes', 'maxResultBytes', 'maxJsonDepth', 'maxCallsPerRound'];
 
 /** Shared by every thread a page opens from one runtime: the tools and their handlers. */
 class ToolSet {

@@ -357,3 +357,21 @@ test('chunked server writes (1..3 bytes, UTF-8 split) give the same thread as wh
     assert.deepEqual(threads[1], threads[0], `${scenario}: chunked equals unchunked`);
   }
 });
+
+test('limits pass through createRuntime: maxCallsPerRound 1 runs the first call and answers the rest', T, async (t) => {
+  let runs = 0;
+  const rt = await open(t, {
+    url: server.url('parallel'),
+    limits: { maxCallsPerRound: 1 },
+    tools: [tool('get_weather', ({ city }) => (runs++, `${city}: sunny`)), tool('get_time', () => (runs++, '12:00'))],
+  });
+  const { reason } = await rt.send('weather in Paris and Tokyo, and the time in Tokyo');
+  assert.equal(reason, 'done');
+  assert.equal(runs, 1, 'only the first call of the round ran');
+  const messages = rt.messages;
+  assertEveryCallAnsweredOnce(messages);
+  const refused = toolMessages(messages).filter((m) => m.error);
+  assert.equal(refused.length, 2);
+  for (const m of refused) assert.match(m.error, /maxCallsPerRound/);
+  assertServerAccepted(rt);
+});
