@@ -1,0 +1,183 @@
+// libFuzzer target: the event reducer over a thread. The first byte picks how the
+// rest is read: as SSE bytes (through the parser, like a response body), as JSON
+// events one per line, or as choices for a generator of AG-UI events (well
+// formed, mutated and broken) applied over several runs. After every event the
+// thread's indices must agree with its messages, and no exception may escape.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "event_reducer.hpp"
+#include "fuzz_support.hpp"
+#include "sse_parser.hpp"
+#include "thread.hpp"
+
+namespace {
+
+using agui::EventReducer;
+using agui::Thread;
+using agui::fuzz::json;
+
+const std::string* str(const json& obj, const char* key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
+}
+
+// Every message id, tool call and tool result in the thread can be found through
+// the thread's indices, and each index entry points at a live message that says
+// what the index says.
+void check_thread(Thread& thread) {
+  std::unordered_set<const json*> live;
+  for (std::size_t i = 0; i < thread.size(); ++i) live.insert(&thread.at(i));
+  for (std::size_t i = 0; i < thread.size(); ++i) {
+    const json& m = thread.at(i);
+    AGUI_FUZZ_CHECK(m.is_object(), "a message that is not an object");
+    const std::string* id = str(m, "id");
+    AGUI_FUZZ_CHECK(id != nullptr, "a message without a string id");
+    const json* found = thread.find_message(*id);
+    AGUI_FUZZ_CHECK(found != nullptr && live.count(found), "message id not indexed");
+    AGUI_FUZZ_CHECK(*str(*found, "id") == *id, "message index points at another id");
+    const std::string* role = str(m, "role");
+    if (role && *role == "assistant" && m.contains("toolCalls") && m["toolCalls"].is_array()) {
+      for (const auto& call : m["toolCalls"]) {
+        const std::string* call_id = str(call, "id");
+        if (call_id == nullptr) continue;
+        AGUI_FUZZ_CHECK(thread.has_tool_call(*call_id), "tool call not indexed");
+        auto ref = thread.find_tool_call(*call_id);
+        AGUI_FUZZ_CHECK(ref && live.count(ref->message), "tool call index points at no message");
+        auto calls = ref->message->find("toolCalls");
+        AGUI_FUZZ_CHECK(
+            calls != ref->message->end() && calls->is_array() && ref->index < calls->size(),
+            "tool call index points past the message's calls");
+        const std::string* indexed = str((*calls)[ref->index], "id");
+        AGUI_FUZZ_CHECK(indexed && *indexed == *call_id, "tool call index points at another call");
+      }
+    }
+    if (role && *role == "tool") {
+      if (const std::string* call_id = str(m, "toolCallId")) {
+        const json* result = thread.find_result(*call_id);
+        AGUI_FUZZ_CHECK(result && live.count(result), "tool result not indexed");
+        AGUI_FUZZ_CHECK(str(*result, "role") && *str(*result, "role") == "tool" &&
+                            *str(*result, "toolCallId") == *call_id,
+                        "result index points at a message that is not that call's result");
+      }
+    }
+  }
+  // Ids the events use but the thread may have dropped: a stale entry would
+  // point at a dead message (ASan) or at one with another id.
+  for (const char* id : {"m1", "m2", "m3", "c1", "c2", "c3", "c4", "tool-1", "msg-1", "a1", ""}) {
+    if (const json* m = thread.find_message(id)) {
+      AGUI_FUZZ_CHECK(live.count(m) && *str(*m, "id") == id, "stale message index");
+    }
+    if (auto ref = thread.find_tool_call(id)) {
+      AGUI_FUZZ_CHECK(live.count(ref->message), "stale tool call index");
+      const std::string* role = str(*ref->message, "role");
+      AGUI_FUZZ_CHECK(role && *role == "assistant", "tool call indexed on a non-assistant message");
+    }
+    if (const json* r = thread.find_result(id)) {
+      AGUI_FUZZ_CHECK(live.count(r), "stale result index");
+      AGUI_FUZZ_CHECK(str(*r, "role") && *str(*r, "role") == "tool",
+                      "result indexed on a message that is not a tool message");
+    }
+  }
+}
+
+template <typename F>
+void guarded(F&& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "exception escaped the reducer: %s\n", e.what());
+    AGUI_FUZZ_CHECK(false, "no exception escapes");
+  } catch (...) {
+    AGUI_FUZZ_CHECK(false, "no exception escapes");
+  }
+}
+
+void drain(agui::ChangeLog& changes, Thread& thread, std::size_t step) {
+  // What the binding does with changes: serialise them (this also walks every
+  // value the reducer recorded).
+  const json taken = changes.take();
+  agui::fuzz::count_problems(taken);
+  agui::fuzz::count("events");
+  const std::string text = agui::fuzz::dump(taken);
+  AGUI_FUZZ_CHECK(!text.empty(), "changes serialise");
+  if (step % 8 == 0) (void)agui::fuzz::dump(thread.messages());
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  Thread thread("t1");
+  agui::ChangeLog changes;
+  EventReducer reducer(thread, changes);
+  reducer.begin_run("r1");
+  const std::string_view rest(reinterpret_cast<const char*>(data + 1), size - 1);
+  std::size_t step = 0;
+
+  agui::fuzz::count(data[0] % 4 == 0   ? "inputs:sse"
+                    : data[0] % 4 == 1 ? "inputs:json-lines"
+                                       : "inputs:generated");
+  switch (data[0] % 4) {
+    case 0: {  // SSE bytes, as a response body in chunks
+      agui::SseParser parser(agui::SseLimits{1 << 16});
+      agui::fuzz::Rng rng(rest);
+      std::vector<agui::SseEvent> events;
+      for (std::size_t pos = 0; pos < rest.size();) {
+        const std::size_t n = 1 + rng.below(64);
+        events.clear();
+        const bool ok = parser.feed(rest.substr(pos, n), events);
+        pos += n;
+        for (const auto& ev : events) {
+          guarded([&] { reducer.apply_data(ev.data); });
+          check_thread(thread);
+          drain(changes, thread, ++step);
+        }
+        if (!ok) break;
+      }
+      break;
+    }
+    case 1: {  // JSON events, one per line
+      std::size_t start = 0;
+      while (start <= rest.size()) {
+        std::size_t end = rest.find('\n', start);
+        if (end == std::string_view::npos) end = rest.size();
+        guarded([&] { reducer.apply_data(rest.substr(start, end - start)); });
+        check_thread(thread);
+        drain(changes, thread, ++step);
+        start = end + 1;
+      }
+      break;
+    }
+    default: {  // generated events over several runs
+      FuzzedDataProvider in(data + 1, size - 1);
+      agui::fuzz::EventGen gen(in, "t1");
+      gen.set_run("r1");
+      int run = 1;
+      while (in.remaining_bytes() > 0 && step < 400) {
+        if (in.ConsumeIntegralInRange(0, 31) == 0) {
+          agui::fuzz::count("fault:new-run-mid-stream");
+          const std::string id = "r" + std::to_string(++run);
+          reducer.begin_run(id);
+          gen.set_run(id);
+        }
+        json e = gen.event();
+        if (in.ConsumeIntegralInRange(0, 7) == 0) {
+          guarded([&] { reducer.apply(e); });  // decoded already, as a host might hand it
+        } else {
+          const std::string text = agui::fuzz::dump(e);
+          guarded([&] { reducer.apply_data(text); });
+        }
+        check_thread(thread);
+        drain(changes, thread, ++step);
+      }
+      break;
+    }
+  }
+  return 0;
+}
