@@ -41,6 +41,7 @@ json problems(const json& changes, const std::string& code) {
 
 std::string nested(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
 
+#if !defined(__EMSCRIPTEN__)
 #if defined(__SANITIZE_ADDRESS__)
 #define AGUI_ASAN 1
 #elif defined(__has_feature)
@@ -48,13 +49,13 @@ std::string nested(std::size_t depth) { return std::string(depth, '[') + std::st
 #define AGUI_ASAN 1
 #endif
 #endif
-
 // The wasm module's stack. AddressSanitizer's redzones make every frame several
 // times larger (clang at -O0 most), so under it the same recursion gets 2 MiB.
 #if defined(AGUI_ASAN)
 constexpr std::size_t kSmallStack = 2048 * 1024;
 #else
 constexpr std::size_t kSmallStack = 256 * 1024;
+#endif
 #endif
 
 // Runs `fn` on a thread with a kSmallStack stack (natively; the wasm suite runs
