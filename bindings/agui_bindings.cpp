@@ -3,6 +3,7 @@
 // catches everything, and a failure comes back as {"error": {code, message}}:
 // no C++ exception ever reaches JavaScript.
 #include <emscripten/bind.h>
+#include <emscripten/emmalloc.h>
 
 #include <memory>
 #include <string>
@@ -228,11 +229,19 @@ std::string error_codes() {
   return codes.dump();
 }
 
+// Bytes of the wasm heap in use by live allocations. The memory itself never
+// shrinks (WebAssembly cannot give pages back); this is what tests and the
+// bench read to see that a disposed runtime freed everything it held.
+double heap_in_use() {
+  return static_cast<double>(emmalloc_dynamic_heap_size() - emmalloc_free_dynamic_memory());
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(agui_client_tools) {
   using namespace emscripten;
   function("errorCodes", &error_codes);
+  function("heapInUse", &heap_in_use);
   class_<Registry>("Registry")
       .constructor<>()
       .function("configure", &Registry::configure)

@@ -247,6 +247,8 @@ export interface Limits {
   maxArgumentBytes?: number;
   /** Bytes of one handler result (default 1 MiB). Over it, an error result. */
   maxResultBytes?: number;
+  /** Bytes of one streamed text or reasoning message (default 16 MiB). Over it, the run stops. */
+  maxMessageBytes?: number;
   /** Nesting of arrays and objects in events, state, arguments (default 128). */
   maxJsonDepth?: number;
   /** Tool calls run per round (default 64); later calls get an error result. */
@@ -268,6 +270,11 @@ export interface RuntimeOptions {
   defaultTimeoutMs?: number;
   /** Approvals not decided within this time are rejected (default: no timeout). */
   approvalTimeoutMs?: number;
+  /**
+   * A run whose stream sends nothing (no event, no comment) for this long ends
+   * with a run_error naming the limit (default 120000; 0 = never).
+   */
+  idleTimeoutMs?: number;
   context?: { description: string; value: string }[];
   forwardedProps?: Json;
   /** Also stamp x-destructive / x-category / x-confirm / x-summary into schemas (default false). */

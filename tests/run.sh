@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: the core's GoogleTest suites natively and as wasm under node,
 # the official JSON Schema suite (beside ajv), the package's node tests against a
-# real AG-UI server, and the browser tests in Debian's Chromium.
+# real AG-UI server, the browser tests in Debian's Chromium, the core suites
+# again under AddressSanitizer and UndefinedBehaviorSanitizer, and a short run
+# of each libFuzzer target (AGUI_FUZZ_SECONDS, default 45 per target).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -31,3 +33,13 @@ cd "$ROOT/tests"
 suites=(node/)
 [ -n "$(find browser -name '*.test.mjs' 2>/dev/null)" ] && suites+=(browser/)
 node --test --test-concurrency=2 "${suites[@]}"
+
+say "core suites under AddressSanitizer + UndefinedBehaviorSanitizer (g++)"
+asan=$("$ROOT/tests/sanitize.sh" | tee /dev/stderr | grep -E '^\[  PASSED  \]')
+if [ "$asan" != "$native" ]; then
+  echo "the sanitized suites disagree with the native ones: '$asan', native '$native'" >&2
+  exit 1
+fi
+
+say "fuzzing: each libFuzzer target for ${AGUI_FUZZ_SECONDS:-45} s from the committed corpus"
+"$ROOT/tests/fuzz/run.sh"

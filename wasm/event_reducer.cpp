@@ -520,6 +520,15 @@ void EventReducer::on_text_content(const json& e, const std::string& type, const
     problem(type, "after_end", type + " for message '" + id + "' after its END; applied");
   }
   json& content = (*m)["content"];
+  const std::size_t held = content.is_string() ? content.get_ref<const std::string&>().size() : 0;
+  if (held + delta.size() > limits_.max_message_bytes) {
+    problem(type, "limit_exceeded",
+            type + " for message '" + id + "' takes its text past " +
+                std::to_string(limits_.max_message_bytes) +
+                " bytes (maxMessageBytes); the run is stopped",
+            true);
+    return;
+  }
   if (content.is_string()) {
     content.get_ref<std::string&>() += delta;
   } else {
@@ -830,14 +839,8 @@ void EventReducer::on_activity_snapshot(const json& e, const std::string& type) 
                       {"content", *content}};
       if (sub) message["subagentRunId"] = *sub;
       // Another kind of message becomes an activity: its tool calls and its
-      // place as a call's result must leave the thread's indices, which only a
-      // rebuild does (reindex() sees the new message, not the old). Rare, O(thread).
-      std::vector<json> all;
-      all.reserve(thread_.size());
-      for (std::size_t i = 0; i < thread_.size(); ++i)
-        all.push_back(&thread_.at(i) == existing ? std::move(message) : thread_.at(i));
-      thread_.replace_all(std::move(all));
-      existing = thread_.find_message(*id);
+      // place as a call's result leave the thread's indices.
+      existing = &thread_.replace(*existing, std::move(message));
     }
   }
   merge_metadata(*existing, e);

@@ -43,6 +43,10 @@ struct ReducerLimits {
   // iterative, but copying, comparing and dumping a value recurse once per
   // level: the limit keeps that recursion far inside a 256 KiB wasm stack.
   std::size_t max_json_depth = 128;
+  // Bytes of one text or reasoning message's content, as it streams. A stream
+  // taking a message past it is runaway or hostile: the run is stopped, the
+  // text received so far stays.
+  std::size_t max_message_bytes = 16u << 20;
 };
 
 // Whether JSON text nests arrays and objects deeper than `limit` levels. A

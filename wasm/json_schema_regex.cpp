@@ -14,15 +14,21 @@
 // a's and a b). With libstdc++ we therefore compile each pattern for its
 // polynomial (breadth-first) executor, whose recursion depends on the pattern
 // only; it is 2-4x slower on short strings and still well under a microsecond.
-// That executor cannot run back-references, so patterns with them use the
-// depth-first one and refuse subjects longer than kBackrefSubjectLimit. libc++
-// (the wasm build) matches iteratively and throws error_complexity on runaway
-// backtracking. Refusals become validation issues, never matches.
+// That executor cannot run back-references, and the depth-first one has no
+// time bound, so natively a pattern with a back-reference is a compile error.
+// libc++ (the wasm build) matches iteratively and throws error_complexity on
+// runaway backtracking. Refusals become validation issues, never matches.
+//
+// Before std::regex sees a pattern, scan() refuses what would reach undefined
+// behaviour or runaway time inside it: numbers too large for its int parser
+// (a 20-digit bound or back-reference), and stacked quantifiers ("a+*").
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <regex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <variant>
 
 #include "json_schema.hpp"
@@ -33,9 +39,8 @@ namespace {
 
 constexpr std::size_t kMaxPatternBytes = 16 * 1024;
 constexpr std::size_t kMaxGroupNesting = 64;
-#ifdef __GLIBCXX__
-constexpr std::size_t kBackrefSubjectLimit = 1000;  // depth-first executor only
-#endif
+// Each bound is a copy of the repeated part in std::regex's automaton.
+constexpr std::size_t kMaxQuantifierBound = 100000;
 
 struct StdPattern {
   std::regex regex;
@@ -49,52 +54,153 @@ struct Scan {
   bool backreference = false;
 };
 
-// ECMA-262 syntax std::regex lacks, reported by name rather than as the
-// library's generic parse error; and whether the pattern has back-references.
+// The value of the decimal digits at `i` (saturating: a bound of 40 digits must
+// not overflow here, as it does inside libstdc++'s parser), and how many.
+std::pair<std::size_t, std::size_t> number_at(const std::string& text, std::size_t i) {
+  std::size_t value = 0, n = 0;
+  for (; i + n < text.size() && text[i + n] >= '0' && text[i + n] <= '9'; ++n) {
+    value = value > kMaxQuantifierBound ? value : value * 10 + std::size_t(text[i + n] - '0');
+  }
+  return {value, n};
+}
+
+// A `{n}`, `{n,}` or `{n,m}` quantifier at `i`: its length and largest bound,
+// or length 0 when the brace is a literal (as ECMAScript reads "x{" or "{a}").
+std::pair<std::size_t, std::size_t> braces_at(const std::string& p, std::size_t i) {
+  auto [low, low_digits] = number_at(p, i + 1);
+  if (low_digits == 0) return {0, 0};
+  std::size_t j = i + 1 + low_digits, largest = low;
+  if (j < p.size() && p[j] == ',') {
+    auto [high, high_digits] = number_at(p, j + 1);
+    j += 1 + high_digits;
+    largest = std::max(largest, high);
+  }
+  if (j >= p.size() || p[j] != '}') return {0, 0};
+  return {j + 1 - i, largest};
+}
+
+std::size_t capture_groups(const std::string& p) {
+  std::size_t groups = 0;
+  bool in_class = false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == '\\') {
+      ++i;
+    } else if (in_class) {
+      in_class = p[i] != ']';
+    } else if (p[i] == '[') {
+      in_class = true;
+    } else if (p[i] == '(' && (i + 1 >= p.size() || p[i + 1] != '?')) {
+      ++groups;
+    }
+  }
+  return groups;
+}
+
+// ECMA-262 syntax std::regex lacks or reads differently, reported by name
+// rather than as the library's generic parse error (or its undefined
+// behaviour); and whether the pattern has back-references.
 Scan scan(const std::string& pattern) {
   Scan out;
+  const std::size_t groups = capture_groups(pattern);
   bool in_class = false;
+  bool after_quantifier = false;  // the previous token was a quantifier
   std::size_t depth = 0;
   for (std::size_t i = 0; i < pattern.size(); ++i) {
     const char c = pattern[i];
     const char next = i + 1 < pattern.size() ? pattern[i + 1] : '\0';
+    if (in_class) {
+      if (c == '\\')
+        ++i;
+      else if (c == ']')
+        in_class = false;
+      continue;
+    }
+    // A quantifier, and whether it follows another ("a**", "a+{2}"): JS
+    // refuses that as "nothing to repeat"; libstdc++ accepts it and can then
+    // backtrack exponentially.
+    std::size_t quantifier = 0;
+    if (c == '*' || c == '+' || c == '?') {
+      quantifier = 1;
+    } else if (c == '{') {
+      auto [length, largest] = braces_at(pattern, i);
+      if (largest > kMaxQuantifierBound) {
+        out.unsupported = "a quantifier bound above " + std::to_string(kMaxQuantifierBound) +
+                          " (at byte " + std::to_string(i) +
+                          ") is not supported by the default regex engine";
+        return out;
+      }
+      quantifier = length;
+    }
+    if (quantifier != 0) {
+      if (after_quantifier) {
+        out.unsupported = "a quantifier follows another quantifier (at byte " + std::to_string(i) +
+                          "): nothing to repeat";
+        return out;
+      }
+      i += quantifier - 1;
+      after_quantifier = true;
+      if (i + 1 < pattern.size() && pattern[i + 1] == '?') ++i;  // lazy
+      continue;
+    }
+    after_quantifier = false;
     if (c == '\\') {
       if (next == 'p' || next == 'P') {
         if (i + 2 < pattern.size() && pattern[i + 2] == '{') {
-          out.unsupported = "Unicode property escapes (\\p{...}) are not supported";
+          out.unsupported =
+              "Unicode property escapes (\\p{...}) are not supported by the default regex engine";
           return out;
         }
       } else if (next == 'k' && i + 2 < pattern.size() && pattern[i + 2] == '<') {
-        out.unsupported = "named back-references (\\k<name>) are not supported";
+        out.unsupported =
+            "named back-references (\\k<name>) are not supported by the default regex engine";
         return out;
-      } else if (!in_class && next >= '1' && next <= '9') {
+      } else if (next >= '1' && next <= '9') {
+        auto [number, length] = number_at(pattern, i + 1);
+        if (number > groups) {
+          // JS with "u" (ajv) refuses it too; without "u" it is a legacy octal escape.
+          out.unsupported = "the back-reference \\" + pattern.substr(i + 1, length) +
+                            " names no group (the pattern has " + std::to_string(groups) + ")";
+          return out;
+        }
         out.backreference = true;
+        i += length;
+        continue;
       }
       ++i;
-      continue;
-    }
-    if (in_class) {
-      if (c == ']') in_class = false;
       continue;
     }
     if (c == '[') {
       in_class = true;
     } else if (c == '(') {
       if (++depth > kMaxGroupNesting) {
-        out.unsupported = "groups nest deeper than " + std::to_string(kMaxGroupNesting);
+        out.unsupported = "groups nest deeper than " + std::to_string(kMaxGroupNesting) +
+                          " in the default regex engine";
         return out;
       }
       if (next == '?' && i + 2 < pattern.size() && pattern[i + 2] == '<') {
         const char kind = i + 3 < pattern.size() ? pattern[i + 3] : '\0';
-        out.unsupported = kind == '=' || kind == '!'
-                              ? "lookbehind assertions ((?<=...), (?<!...)) are not supported"
-                              : "named groups ((?<name>...)) are not supported";
+        out.unsupported =
+            kind == '=' || kind == '!'
+                ? "lookbehind assertions ((?<=...), (?<!...)) are not supported by the "
+                  "default regex engine"
+                : "named groups ((?<name>...)) are not supported by the default "
+                  "regex engine";
         return out;
       }
     } else if (c == ')') {
       if (depth > 0) --depth;
     }
   }
+#ifdef __GLIBCXX__
+  // libstdc++ can run back-references only on its backtracking executor,
+  // which has no bound on its time: "(a+)+\\1$" against 30 a's and a b takes
+  // minutes. libc++ (the wasm build) bounds it and gives up with an issue.
+  if (out.backreference) {
+    out.unsupported =
+        "back-references are not supported natively (libstdc++ can only backtrack them, "
+        "without a time bound) by the default regex engine";
+  }
+#endif
   return out;
 }
 
@@ -106,7 +212,7 @@ class StdRegexEngine final : public RegexEngine {
       return "pattern is longer than " + std::to_string(kMaxPatternBytes) + " bytes";
     }
     const Scan found = scan(pattern);
-    if (!found.unsupported.empty()) return found.unsupported + " by the default regex engine";
+    if (!found.unsupported.empty()) return found.unsupported;
     try {
       auto compiled = std::make_shared<StdPattern>();
       auto flags = found.backreference ? std::regex::ECMAScript
@@ -131,13 +237,6 @@ class StdRegexEngine final : public RegexEngine {
     }
     if (compiled.program) return schema_detail::regex_program_search(*compiled.program, subject);
     try {
-#ifdef __GLIBCXX__
-      if (compiled.backreference && subject.size() > kBackrefSubjectLimit) {
-        throw std::length_error(
-            "the default regex engine checks patterns with back-references only on strings up to " +
-            std::to_string(kBackrefSubjectLimit) + " bytes");
-      }
-#endif
       return std::regex_search(subject, compiled.regex);
     } catch (const std::regex_error&) {
       throw std::runtime_error("the pattern is too complex to evaluate against this string");

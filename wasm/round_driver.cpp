@@ -84,6 +84,9 @@ std::variant<DriverOptions, Error> DriverOptions::from_json(const json& o) {
     } else if (key == "maxResultBytes") {
       if (auto e = need_int(1)) return *e;
       out.max_result_bytes = v.get<std::size_t>();
+    } else if (key == "maxMessageBytes") {
+      if (auto e = need_int(1)) return *e;
+      out.max_message_bytes = v.get<std::size_t>();
     } else if (key == "maxJsonDepth") {
       if (auto e = need_int(1)) return *e;
       out.max_json_depth = v.get<std::size_t>();
@@ -120,7 +123,8 @@ RoundDriver::RoundDriver(std::shared_ptr<const ToolRegistry> registry, std::stri
       options_(std::move(options)),
       thread_(std::move(thread_id)),
       reducer_(thread_, changes_,
-               ReducerLimits{options_.max_argument_bytes, options_.max_json_depth}) {}
+               ReducerLimits{options_.max_argument_bytes, options_.max_json_depth,
+                             options_.max_message_bytes}) {}
 
 std::string RoundDriver::next_id(const char* kind) {
   std::string id = kind;
@@ -268,6 +272,13 @@ json RoundDriver::feed(std::string_view run_id, std::string_view bytes) {
   for (const auto& ev : sse_events_) {
     if (reducer_.stopped()) break;
     if (ev.data.empty()) continue;
+    if (ev.invalid_utf8 > 0) {
+      reducer_.report("invalid_utf8",
+                      "event data is not valid UTF-8: " + std::to_string(ev.invalid_utf8) +
+                          (ev.invalid_utf8 == 1 ? " stretch" : " stretches") +
+                          " replaced with U+FFFD, as TextDecoder does; applied",
+                      false);
+    }
     reducer_.apply_data(ev.data);
   }
   if (!ok && !reducer_.stopped()) {

@@ -46,6 +46,7 @@ struct DriverOptions {
   SseLimits sse{8u << 20};                   // bytes of one SSE event: over it, the run stops
   std::size_t max_argument_bytes = 1 << 20;  // a call's arguments text: over it, an error result
   std::size_t max_result_bytes = 1 << 20;    // a handler's result or error text: ditto
+  std::size_t max_message_bytes = 16u << 20;  // a streamed message's text: over it, the run stops
   // Nesting of arrays and objects in an event, a patched state, a call's
   // arguments, a sent message, an interrupt's answer. 128, not the schemas' 64:
   // agent state and activity content (UI trees, documents) legitimately nest

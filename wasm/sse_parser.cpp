@@ -6,6 +6,8 @@
 #include <limits>
 #include <utility>
 
+#include "utf8.hpp"
+
 namespace agui {
 
 namespace {
@@ -146,6 +148,7 @@ void SseParser::dispatch(std::vector<SseEvent>& out) {
   event.type = event_type_.empty() ? std::string("message") : std::move(event_type_);
   event.data = std::move(data_);
   event.id = last_event_id_;
+  event.invalid_utf8 = repair_utf8(event.type) + repair_utf8(event.data);
   out.push_back(std::move(event));
   data_.clear();  // moved-from: make it a valid empty buffer again
   event_type_.clear();

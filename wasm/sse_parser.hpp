@@ -17,6 +17,9 @@ struct SseEvent {
   std::string type;  // the `event` field; "message" when absent
   std::string data;  // `data` lines joined with '\n'
   std::string id;    // the last event ID seen (sticky across events, per spec)
+  // The stream is decoded as UTF-8 (per spec): each invalid stretch in `type`
+  // or `data` became U+FFFD. How many, so the caller can say so.
+  std::size_t invalid_utf8 = 0;
 };
 
 struct SseLimits {

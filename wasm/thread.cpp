@@ -75,6 +75,10 @@ void Thread::unindex(const json& message) {
     auto it = by_id_.find(*id);
     if (it != by_id_.end() && it->second == &message) by_id_.erase(it);
   }
+  if (const auto* call_id = string_field(message, "toolCallId")) {
+    auto it = results_.find(*call_id);
+    if (it != results_.end() && it->second == &message) results_.erase(it);
+  }
   auto calls = message.find("toolCalls");
   if (calls != message.end() && calls->is_array()) {
     for (const auto& call : *calls) {
@@ -138,9 +142,11 @@ void Thread::replace_all(std::vector<json> messages) {
   for (auto& m : messages) append(std::move(m));
 }
 
-void Thread::reindex(json& message) {
-  unindex(message);
-  index(message);
+json& Thread::replace(json& existing, json message) {
+  unindex(existing);
+  existing = std::move(message);
+  index(existing);
+  return existing;
 }
 
 bool merge_metadata(json& target, const json& event) {

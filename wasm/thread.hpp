@@ -70,8 +70,10 @@ class Thread {
   json& add_tool_call(json& assistant, json call);
   // Replaces the whole message list (MESSAGES_SNAPSHOT, import) and re-indexes.
   void replace_all(std::vector<json> messages);
-  // Re-indexes one message whose toolCalls or id were replaced in place.
-  void reindex(json& message);
+  // Replaces one message in place (same position): the old message's id, tool
+  // calls and place as a call's result leave the indices, the new one's enter.
+  // Returns the stored message (the same address as `existing`).
+  json& replace(json& existing, json message);
 
   const json& state() const { return state_; }
   void set_state(json state) { state_ = std::move(state); }

@@ -9,6 +9,8 @@
 #include <limits>
 #include <utility>
 
+#include "utf8.hpp"
+
 namespace agui {
 
 namespace {
@@ -88,40 +90,6 @@ std::string describe(const json& value) {
   if (value.is_number() || value.is_boolean()) return value.dump();
   if (value.is_string()) return "\"" + printable(value.get_ref<const std::string&>()) + "\"";
   return type_name(value);
-}
-
-// Offset of the first byte that breaks UTF-8 (overlong forms, surrogates and
-// code points past U+10FFFF included), or nullopt for valid text.
-std::optional<std::size_t> invalid_utf8_at(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    std::size_t length = 0;
-    unsigned char low = 0x80, high = 0xBF;  // range of the second byte
-    if (lead < 0x80) {
-      length = 1;
-    } else if (lead >= 0xC2 && lead <= 0xDF) {
-      length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-      length = 3;
-      if (lead == 0xE0) low = 0xA0;
-      if (lead == 0xED) high = 0x9F;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-      length = 4;
-      if (lead == 0xF0) low = 0x90;
-      if (lead == 0xF4) high = 0x8F;
-    } else {
-      return i;
-    }
-    if (i + length > text.size()) return i;
-    for (std::size_t k = 1; k < length; ++k) {
-      const auto byte = static_cast<unsigned char>(text[i + k]);
-      const unsigned char lo = k == 1 ? low : 0x80, hi = k == 1 ? high : 0xBF;
-      if (byte < lo || byte > hi) return i;
-    }
-    i += length;
-  }
-  return std::nullopt;
 }
 
 bool is_blank(std::string_view text) {

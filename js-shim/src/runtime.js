@@ -21,9 +21,12 @@ function randomId() {
   return `${Date.now().toString(36)}-${idCounter}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
+// A stream that sends nothing (not even a comment) for this long is cut off.
+const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+
 // Keys of createRuntime() options that configure the core's driver.
 const DRIVER_OPTIONS = ['maxRounds', 'repeatLimit', 'defaultTimeoutMs', 'context', 'forwardedProps'];
-const LIMIT_OPTIONS = ['maxEventBytes', 'maxArgumentBytes', 'maxResultBytes', 'maxJsonDepth', 'maxCallsPerRound'];
+const LIMIT_OPTIONS = ['maxEventBytes', 'maxArgumentBytes', 'maxResultBytes', 'maxMessageBytes', 'maxJsonDepth', 'maxCallsPerRound'];
 
 /** Shared by every thread a page opens from one runtime: the tools and their handlers. */
 class ToolSet {
@@ -111,6 +114,12 @@ export class Runtime {
     }
     if (typeof options.url !== 'string' && !(options.url instanceof URL)) {
       throw new AguiError('invalid_argument', 'createRuntime(): options.url (the agent endpoint) is required');
+    }
+    for (const key of ['idleTimeoutMs', 'approvalTimeoutMs']) {
+      const ms = options[key];
+      if (ms !== undefined && !(typeof ms === 'number' && ms >= 0 && !Number.isNaN(ms))) {
+        throw new AguiError('invalid_argument', `createRuntime(): options.${key} must be a number of milliseconds >= 0 (0: none), got ${String(ms)}`);
+      }
     }
     const driverOptions = { idPrefix: randomId().slice(0, 8) };
     for (const key of DRIVER_OPTIONS) if (options[key] !== undefined) driverOptions[key] = options[key];
@@ -320,6 +329,7 @@ export class Runtime {
       fetch: this.#fetch,
       input,
       signal: controller.signal,
+      idleTimeoutMs: this.#options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       onBytes: (bytes) => {
         if (this.#run !== run || this.#disposed) return false;
         const step = JSON.parse(this.#driver.feed(run.runId, bytes));

@@ -1,6 +1,7 @@
 // The HTTP side of a run: POST the RunAgentInput, check the answer is an event
 // stream, and hand its bytes to the core as they arrive. Every failure becomes
 // one message that names what went wrong and where.
+import { schedule } from './timers.js';
 
 function describe(error) {
   if (error && typeof error === 'object' && 'message' in error) {
@@ -10,12 +11,52 @@ function describe(error) {
   return String(error);
 }
 
+// Fires `onIdle` once nothing has arrived for `ms` (0: never). One timer at a
+// time: a chunk only notes the time, and the timer re-arms for what is left.
+function idleWatch(ms, onIdle) {
+  if (!(ms > 0)) return { touch() {}, stop() {} };
+  let last = Date.now();
+  let cancel;
+  const arm = (delay) => {
+    cancel = schedule(delay, () => {
+      const quiet = Date.now() - last;
+      if (quiet >= ms) onIdle();
+      else arm(ms - quiet);
+    });
+  };
+  arm(ms);
+  return { touch: () => { last = Date.now(); }, stop: () => cancel() };
+}
+
 /**
  * @param {{url: string, headers?: Record<string,string>, fetch: typeof fetch, input: object,
- *          signal: AbortSignal, onBytes: (bytes: Uint8Array) => boolean,
+ *          signal: AbortSignal, idleTimeoutMs?: number, onBytes: (bytes: Uint8Array) => boolean,
  *          onEnd: () => void, onFailure: (message: string) => void}} run
  */
-export async function postRun({ url, headers, fetch, input, signal, onBytes, onEnd, onFailure }) {
+export async function postRun({ signal: outer, idleTimeoutMs = 0, url, onFailure, ...rest }) {
+  // Our own signal, so that an agent gone quiet is cut off like an aborted run.
+  const controller = new AbortController();
+  const forward = () => controller.abort(outer.reason);
+  if (outer.aborted) forward();
+  else outer.addEventListener('abort', forward, { once: true });
+  let idle = false;
+  const watch = idleWatch(idleTimeoutMs, () => {
+    idle = true;
+    controller.abort();
+  });
+  const fail = (message) => {
+    if (idle) onFailure(`the agent at ${url} sent nothing for ${idleTimeoutMs} ms (idleTimeoutMs)`);
+    else if (!outer.aborted) onFailure(message);
+  };
+  try {
+    await stream({ ...rest, url, signal: controller.signal, watch, fail });
+  } finally {
+    watch.stop();
+    outer.removeEventListener('abort', forward);
+  }
+}
+
+async function stream({ url, headers, fetch, input, signal, watch, onBytes, onEnd, fail }) {
   let response;
   try {
     response = await fetch(url, {
@@ -25,10 +66,10 @@ export async function postRun({ url, headers, fetch, input, signal, onBytes, onE
       signal,
     });
   } catch (error) {
-    if (signal.aborted) return;
-    onFailure(`could not reach the agent at ${url}: ${describe(error)}`);
+    fail(`could not reach the agent at ${url}: ${describe(error)}`);
     return;
   }
+  watch.touch();
   if (!response.ok) {
     let body = '';
     try {
@@ -36,18 +77,17 @@ export async function postRun({ url, headers, fetch, input, signal, onBytes, onE
     } catch {
       // the body is a courtesy; the status says enough
     }
-    if (signal.aborted) return;
-    onFailure(`the agent at ${url} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${body ? `: ${body}` : ''}`);
+    fail(`the agent at ${url} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${body ? `: ${body}` : ''}`);
     return;
   }
   const type = response.headers.get('content-type') ?? '';
   if (!/^\s*text\/event-stream\b/i.test(type)) {
     response.body?.cancel().catch(() => {});
-    onFailure(`the agent at ${url} answered with content type '${type || '(none)'}', not text/event-stream`);
+    fail(`the agent at ${url} answered with content type '${type || '(none)'}', not text/event-stream`);
     return;
   }
   if (!response.body) {
-    onFailure(`the agent at ${url} answered with no body`);
+    fail(`the agent at ${url} answered with no body`);
     return;
   }
   const reader = response.body.getReader();
@@ -55,6 +95,7 @@ export async function postRun({ url, headers, fetch, input, signal, onBytes, onE
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      watch.touch();
       if (value && value.byteLength > 0 && !onBytes(value)) {
         // The core has seen enough (a fatal problem, or the run was abandoned).
         reader.cancel().catch(() => {});
@@ -62,8 +103,7 @@ export async function postRun({ url, headers, fetch, input, signal, onBytes, onE
       }
     }
   } catch (error) {
-    if (signal.aborted) return;
-    onFailure(`the event stream from ${url} broke off: ${describe(error)}`);
+    fail(`the event stream from ${url} broke off: ${describe(error)}`);
     return;
   }
   onEnd();

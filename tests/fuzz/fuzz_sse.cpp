@@ -14,6 +14,7 @@
 
 #include "fuzz_support.hpp"
 #include "sse_parser.hpp"
+#include "utf8.hpp"
 
 namespace {
 
@@ -32,7 +33,9 @@ struct Outcome {
 bool same_events(const std::vector<SseEvent>& a, const std::vector<SseEvent>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].type != b[i].type || a[i].data != b[i].data || a[i].id != b[i].id) return false;
+    if (a[i].type != b[i].type || a[i].data != b[i].data || a[i].id != b[i].id ||
+        a[i].invalid_utf8 != b[i].invalid_utf8)
+      return false;
   }
   return true;
 }
@@ -92,7 +95,11 @@ struct Reference {
         pending = false;
         if (!data.empty()) {
           data.pop_back();
-          out.push_back({type.empty() ? "message" : type, data, last_id});
+          // The stream is UTF-8-decoded with replacement; line ends (ASCII)
+          // never fall inside a sequence, so decoding per field is the same.
+          SseEvent ev{type.empty() ? "message" : type, data, last_id};
+          ev.invalid_utf8 = agui::repair_utf8(ev.type) + agui::repair_utf8(ev.data);
+          out.push_back(std::move(ev));
         }
         data.clear();
         type.clear();

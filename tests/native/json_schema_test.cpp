@@ -791,16 +791,42 @@ TEST(JsonSchemaRegexVm, AgreesWithStdRegexOnItsSubset) {
 }
 
 TEST(JsonSchemaRegex, BackReferences) {
-  EXPECT_TRUE(matches("^(ab)\\1$", "abab"));
-  const auto found = issues({{"pattern", "^(a)\\1*$"}}, std::string(5000, 'a'));
 #ifdef _LIBCPP_VERSION
-  EXPECT_TRUE(found.empty());  // libc++ matches iteratively
-#else
-  // libstdc++ runs back-references only depth-first, one frame per character.
+  EXPECT_TRUE(matches("^(ab)\\1$", "abab"));
+  EXPECT_TRUE(issues({{"pattern", "^(a)\\1*$"}}, std::string(5000, 'a')).empty());
+  // Runaway backtracking is an issue, never a hang.
+  const auto found = issues({{"pattern", "^(a+)+\\1$"}}, std::string(40, 'a') + "b");
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_NE(found[0].message.find("back-references only on strings up to 1000 bytes"),
-            std::string::npos);
+  EXPECT_NE(found[0].message.find("too complex"), std::string::npos);
+#else
+  // libstdc++ could only backtrack them, without a time bound.
+  EXPECT_NE(
+      compile_error({{"pattern", "^(ab)\\1$"}}).message.find("back-references are not supported"),
+      std::string::npos);
 #endif
+}
+
+TEST(JsonSchemaRegex, WhatWouldOverflowOrRunAwayInsideStdRegexIsRefusedFirst) {
+  // Numbers std::regex's parser reads into an int (undefined behaviour there).
+  const auto bound = compile_error({{"pattern", "^[1-9]{83333333333333333333,}$"}});
+  EXPECT_EQ(bound.keyword, "pattern");
+  EXPECT_NE(bound.message.find("a quantifier bound above 100000 (at byte 6)"), std::string::npos)
+      << bound.message;
+  EXPECT_TRUE(matches("^a{2,1000}$", "aa"));  // large bounds under the limit are fine
+  const auto group = compile_error({{"pattern", "(a)\\8888888888888888888"}});
+  EXPECT_NE(group.message.find("the back-reference \\8888888888888888888 names no group (the "
+                               "pattern has 1)"),
+            std::string::npos)
+      << group.message;
+  // Stacked quantifiers: JS says "nothing to repeat"; libstdc++ would backtrack.
+  for (const char* stacked : {"(a)+*", "a**", "a+{2}", "a{2}{3}", "a???", "x*?+"}) {
+    EXPECT_NE(compile_error({{"pattern", stacked}}).message.find("nothing to repeat"),
+              std::string::npos)
+        << stacked;
+  }
+  for (const char* fine : {"a+?", "a??", "a{2}?b*", "(a*)*", "[*+]+", "\\*+"}) {
+    EXPECT_NE(compiled({{"pattern", fine}}), nullptr) << fine;
+  }
 }
 
 // A host engine (the browser's RegExp, later) plugs in through RegexEngine.

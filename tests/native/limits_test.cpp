@@ -83,12 +83,14 @@ TEST(Limits, DefaultsAreSaneAndEachIsAnOption) {
   EXPECT_EQ(d.sse.max_event_bytes, 8u << 20);
   EXPECT_EQ(d.max_argument_bytes, 1u << 20);
   EXPECT_EQ(d.max_result_bytes, 1u << 20);
+  EXPECT_EQ(d.max_message_bytes, 16u << 20);
   EXPECT_EQ(d.max_json_depth, 128u);
   EXPECT_EQ(d.max_calls_per_round, 64u);
 
   auto parsed = DriverOptions::from_json({{"maxEventBytes", 10},
                                           {"maxArgumentBytes", 20},
                                           {"maxResultBytes", 30},
+                                          {"maxMessageBytes", 35},
                                           {"maxJsonDepth", 40},
                                           {"maxCallsPerRound", 5}});
   ASSERT_TRUE(std::holds_alternative<DriverOptions>(parsed));
@@ -96,10 +98,12 @@ TEST(Limits, DefaultsAreSaneAndEachIsAnOption) {
   EXPECT_EQ(o.sse.max_event_bytes, 10u);
   EXPECT_EQ(o.max_argument_bytes, 20u);
   EXPECT_EQ(o.max_result_bytes, 30u);
+  EXPECT_EQ(o.max_message_bytes, 35u);
   EXPECT_EQ(o.max_json_depth, 40u);
   EXPECT_EQ(o.max_calls_per_round, 5u);
 
-  for (const char* key : {"maxJsonDepth", "maxCallsPerRound", "maxArgumentBytes"}) {
+  for (const char* key :
+       {"maxJsonDepth", "maxCallsPerRound", "maxArgumentBytes", "maxMessageBytes"}) {
     auto bad = DriverOptions::from_json({{key, 0}});
     ASSERT_TRUE(std::holds_alternative<Error>(bad)) << key;
     EXPECT_EQ(std::get<Error>(bad).message,
@@ -148,6 +152,36 @@ TEST(Limits, MaxEventBytesDefaultIsEightMebibytes) {
             std::string::npos);
   EXPECT_EQ(h.driver.thread().find_message("m1")->at("content").get<std::string>().size(),
             4u << 20);
+}
+
+TEST(Limits, AMessageStreamedPastMaxMessageBytesStopsTheRunAndKeepsItsText) {
+  DriverOptions opts;
+  opts.max_message_bytes = 100;
+  Harness h(opts);
+  h.last_step = h.driver.send("go");
+  const std::string id = h.run_id();
+  h.driver.feed(id, test::sse({test::run_started("t1", id),
+                               {{"type", "TEXT_MESSAGE_START"}, {"messageId", "m1"}}}));
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_EQ(h.driver.feed(id, test::sse({test::text("m1", std::string(10, 'a'))})),
+              json::object());
+  }
+  // The 100 bytes fit; one byte more stops the run.
+  json step = h.driver.feed(id, test::sse({test::text("m1", "b"), test::text("m1", "c")}));
+  ASSERT_TRUE(step.contains("done"));
+  EXPECT_EQ(step["done"]["reason"], "run_error");
+  json fatal = problems(h.driver.take_changes(), "limit_exceeded");
+  ASSERT_EQ(fatal.size(), 1u);
+  EXPECT_TRUE(fatal[0]["fatal"].get<bool>());
+  EXPECT_EQ(fatal[0]["message"],
+            "TEXT_MESSAGE_CONTENT for message 'm1' takes its text past 100 bytes "
+            "(maxMessageBytes); the run is stopped");
+  EXPECT_NE(step["done"]["message"].get<std::string>().find("maxMessageBytes"), std::string::npos)
+      << step["done"].dump();
+  EXPECT_EQ(h.driver.thread().find_message("m1")->at("content"), std::string(100, 'a'));
+  // The thread keeps the user's message too, and the next turn runs.
+  EXPECT_EQ(h.driver.thread().at(0)["content"], "go");
+  EXPECT_TRUE(h.driver.send("again").contains("run"));
 }
 
 TEST(Limits, ArgumentsStreamedPastTheLimitAreSkippedAndTheCallAnsweredWithTheError) {

@@ -145,6 +145,24 @@ TEST(SseParser, SplitInsideUtf8SequencesIsSafe) {
   EXPECT_EQ(parse_bytewise(stream), expected);
 }
 
+TEST(SseParser, InvalidUtf8IsDecodedWithReplacementCharactersAndCounted) {
+  // The spec decodes the stream as UTF-8, replacing errors (as EventSource does).
+  const std::string stream =
+      "event: \xFFx\ndata: a\xFF\xC3\x28"
+      "b\n\ndata: ok\n\n";
+  for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+    SseParser parser;
+    std::vector<SseEvent> events;
+    ASSERT_TRUE(parser.feed(std::string_view(stream).substr(0, cut), events));
+    ASSERT_TRUE(parser.feed(std::string_view(stream).substr(cut), events));
+    ASSERT_EQ(events.size(), 2u) << "cut at " << cut;
+    EXPECT_EQ(events[0].type, "\xEF\xBF\xBDx");
+    EXPECT_EQ(events[0].data, "a\xEF\xBF\xBD\xEF\xBF\xBD(b");
+    EXPECT_EQ(events[0].invalid_utf8, 3u);
+    EXPECT_EQ(events[1].invalid_utf8, 0u);
+  }
+}
+
 TEST(SseParser, CommentsAreIgnored) {
   EXPECT_TRUE(parse(": ping\n\n").empty());
   EXPECT_TRUE(parse(":\n:\n\n").empty());

@@ -62,6 +62,28 @@ TEST(Thread, ReplaceAllReindexes) {
   EXPECT_TRUE(t.find_tool_call("c2").has_value());
 }
 
+TEST(Thread, ReplaceDropsTheOldMessagesIndicesAndAddsTheNew) {
+  Thread t("t1");
+  t.append(assistant_with_call("a1", "c1"));
+  t.insert_result({{"id", "r1"}, {"role", "tool"}, {"toolCallId", "c1"}, {"content", "ok"}});
+  json* a1 = t.find_message("a1");
+  json* r1 = t.find_message("r1");
+  // The assistant message becomes an activity under the same id: its call leaves.
+  json& stored = t.replace(*a1, {{"id", "a1"}, {"role", "activity"}, {"content", json::object()}});
+  EXPECT_EQ(&stored, a1);
+  EXPECT_FALSE(t.find_tool_call("c1").has_value());
+  EXPECT_EQ(t.find_message("a1"), a1);
+  // The result becomes another kind of message: it no longer answers c1.
+  t.replace(*r1, {{"id", "r1"}, {"role", "activity"}, {"content", json::object()}});
+  EXPECT_EQ(t.find_result("c1"), nullptr);
+  // A replacement under a new id moves the id index with it.
+  t.replace(*r1, assistant_with_call("a9", "c9"));
+  EXPECT_EQ(t.find_message("r1"), nullptr);
+  EXPECT_EQ(t.find_message("a9"), r1);
+  EXPECT_TRUE(t.find_tool_call("c9").has_value());
+  EXPECT_EQ(t.size(), 2u);
+}
+
 TEST(Thread, MergeMetadataIsShallowLastWriteWins) {
   json target = {{"metadata", {{"a", 1}, {"b", {{"x", 1}}}}}};
   EXPECT_TRUE(merge_metadata(target, {{"metadata", {{"b", {{"y", 2}}}, {"c", 3}}}}));
