@@ -66,10 +66,12 @@ class RegexEngine {
 //   semantics; the rest on std::regex (json_schema_regex.cpp says how its
 //   recursion and backtracking are contained).
 // - Subjects over kDefaultRegexMaxSubjectBytes are not matched (an issue).
-//   Natively (libstdc++), patterns with back-references are matched only on
-//   subjects up to 1000 bytes, because that executor recurses per character.
-//   Runaway backtracking outside the subset is an issue in wasm (libc++
-//   error_complexity).
+//   Natively (libstdc++), a pattern with a back-reference is a compile error:
+//   that library can only backtrack it, without a time bound. In wasm (libc++)
+//   runaway backtracking is an issue (error_complexity).
+// - Refused in every build, before std::regex parses them: quantifier bounds
+//   over 100000, a back-reference naming no group, stacked quantifiers ("a**",
+//   JS's "nothing to repeat").
 inline constexpr std::size_t kDefaultRegexMaxSubjectBytes = 1024 * 1024;
 const RegexEngine& default_regex_engine();
 
