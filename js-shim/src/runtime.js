@@ -328,7 +328,7 @@ export class Runtime {
       headers: this.#options.headers,
       fetch: this.#fetch,
       input,
-      signal: controller.signal,
+      controller,
       idleTimeoutMs: this.#options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       onBytes: (bytes) => {
         if (this.#run !== run || this.#disposed) return false;

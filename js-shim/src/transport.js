@@ -30,15 +30,12 @@ function idleWatch(ms, onIdle) {
 
 /**
  * @param {{url: string, headers?: Record<string,string>, fetch: typeof fetch, input: object,
- *          signal: AbortSignal, idleTimeoutMs?: number, onBytes: (bytes: Uint8Array) => boolean,
+ *          controller: AbortController, idleTimeoutMs?: number, onBytes: (bytes: Uint8Array) => boolean,
  *          onEnd: () => void, onFailure: (message: string) => void}} run
+ * The run's controller: aborting it cancels the request (the caller's abort),
+ * and so does an agent gone quiet for idleTimeoutMs (reported as a failure).
  */
-export async function postRun({ signal: outer, idleTimeoutMs = 0, url, onFailure, ...rest }) {
-  // Our own signal, so that an agent gone quiet is cut off like an aborted run.
-  const controller = new AbortController();
-  const forward = () => controller.abort(outer.reason);
-  if (outer.aborted) forward();
-  else outer.addEventListener('abort', forward, { once: true });
+export async function postRun({ controller, idleTimeoutMs = 0, url, onFailure, ...rest }) {
   let idle = false;
   const watch = idleWatch(idleTimeoutMs, () => {
     idle = true;
@@ -46,13 +43,12 @@ export async function postRun({ signal: outer, idleTimeoutMs = 0, url, onFailure
   });
   const fail = (message) => {
     if (idle) onFailure(`the agent at ${url} sent nothing for ${idleTimeoutMs} ms (idleTimeoutMs)`);
-    else if (!outer.aborted) onFailure(message);
+    else if (!controller.signal.aborted) onFailure(message);
   };
   try {
     await stream({ ...rest, url, signal: controller.signal, watch, fail });
   } finally {
     watch.stop();
-    outer.removeEventListener('abort', forward);
   }
 }
 
