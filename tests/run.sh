@@ -12,12 +12,21 @@ npm_ci demo-page
 build_native
 build_wasm
 
+# Runs a suite, shows its output, and prints its "[  PASSED  ] N tests." line.
+# (Not `tee /dev/stderr`: when stderr is a file, opening it again truncates it.)
+passed() {
+  local out
+  out=$("$@" 2>&1) || { printf '%s\n' "$out" >&2; return 1; }
+  printf '%s\n' "$out" >&2
+  grep -E '^\[  PASSED  \]' <<<"$out"
+}
+
 # The same GoogleTest suites, natively and as wasm under node: each must pass,
 # and both must report the same count.
 say "core suites, native"
-native=$("$ROOT/build/tests/agui_core_tests" --gtest_brief=1 | tee /dev/stderr | grep -E '^\[  PASSED  \]')
+native=$(passed "$ROOT/build/tests/agui_core_tests" --gtest_brief=1)
 say "core suites, wasm under node"
-wasm=$(node --no-experimental-fetch "$ROOT/build-wasm/tests/agui_core_tests.js" --gtest_brief=1 | tee /dev/stderr | grep -E '^\[  PASSED  \]')
+wasm=$(passed node --no-experimental-fetch "$ROOT/build-wasm/tests/agui_core_tests.js" --gtest_brief=1)
 if [ "$native" != "$wasm" ]; then
   echo "native and wasm suites disagree: native '$native', wasm '$wasm'" >&2
   exit 1
@@ -35,7 +44,7 @@ suites=(node/)
 node --test --test-concurrency=2 "${suites[@]}"
 
 say "core suites under AddressSanitizer + UndefinedBehaviorSanitizer (g++)"
-asan=$("$ROOT/tests/sanitize.sh" | tee /dev/stderr | grep -E '^\[  PASSED  \]')
+asan=$(passed "$ROOT/tests/sanitize.sh")
 if [ "$asan" != "$native" ]; then
   echo "the sanitized suites disagree with the native ones: '$asan', native '$native'" >&2
   exit 1
