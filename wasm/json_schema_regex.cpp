@@ -64,8 +64,8 @@ std::pair<std::size_t, std::size_t> number_at(const std::string& text, std::size
   return {value, n};
 }
 
-// A `{n}`, `{n,}` or `{n,m}` quantifier at `i`: its length and largest bound,
-// or length 0 when the brace is a literal (as ECMAScript reads "x{" or "{a}").
+// A `{n}`, `{n,}` or `{n,m}` quantifier at `i`: its length (0 when the brace is
+// a literal, as ECMAScript reads "x{" or "{a}") and its largest number.
 std::pair<std::size_t, std::size_t> braces_at(const std::string& p, std::size_t i) {
   auto [low, low_digits] = number_at(p, i + 1);
   if (low_digits == 0) return {0, 0};
@@ -75,7 +75,9 @@ std::pair<std::size_t, std::size_t> braces_at(const std::string& p, std::size_t 
     j += 1 + high_digits;
     largest = std::max(largest, high);
   }
-  if (j >= p.size() || p[j] != '}') return {0, 0};
+  // Unclosed ("{8333333333333333333,"), it is a literal in ECMAScript, but
+  // libstdc++ reads its digits all the same: the bound still counts.
+  if (j >= p.size() || p[j] != '}') return {0, largest};
   return {j + 1 - i, largest};
 }
 
