@@ -44,7 +44,6 @@ constexpr std::size_t kMaxQuantifierBound = 100000;
 
 struct StdPattern {
   std::regex regex;
-  bool backreference = false;
   // The same pattern for the linear-time matcher, when it is in its subset.
   std::shared_ptr<const schema_detail::RegexProgram> program;
 };
@@ -223,7 +222,6 @@ class StdRegexEngine final : public RegexEngine {
       if (!found.backreference) flags |= std::regex_constants::__polynomial;
 #endif
       compiled->regex = std::regex(pattern, flags);
-      compiled->backreference = found.backreference;
       compiled->program = schema_detail::compile_regex_program(pattern);
       return std::shared_ptr<const void>(std::move(compiled));
     } catch (const std::regex_error& e) {
