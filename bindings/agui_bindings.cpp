@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "error.hpp"
+#include "json_text.hpp"
 #include "round_driver.hpp"
 #include "tool_registry.hpp"
 
@@ -32,7 +33,7 @@ std::string error_text(ErrorCode code, const std::string& message) {
 using Body = json (*)(void*);
 std::string run_guarded(const char* where, Body body, void* context) {
   try {
-    return body(context).dump(-1, ' ', false, json::error_handler_t::replace);
+    return agui::dump_json(body(context));
   } catch (const std::bad_alloc&) {
     return error_text(ErrorCode::kLimitExceeded, std::string(where) + ": out of memory");
   } catch (const std::exception& e) {
@@ -188,8 +189,10 @@ class Driver {
   std::string continueTurn() {
     return step("continueTurn", [&] { return driver_->continue_turn(); });
   }
+  // The change log is kept as JSON text already: handed over as it is.
   std::string takeChanges() {
-    return step("takeChanges", [&] { return driver_->take_changes(); });
+    if (!driver_) return error_text(ErrorCode::kInvalidState, "takeChanges: the runtime is not open");
+    return driver_->take_changes_text();
   }
   std::string status() {
     return step("status", [&] { return driver_->status(); });

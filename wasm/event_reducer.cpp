@@ -161,6 +161,7 @@ void EventReducer::begin_run(std::string run_id) {
   phase_ = RunPhase::kNotStarted;
   stopped_ = false;
   index_ = 0;
+  fast_events_ = 0;
   run_id_ = std::move(run_id);
   outcome_ = json();
   error_message_.clear();
@@ -212,6 +213,16 @@ std::string EventReducer::lane_key(const json& e) {
 }
 
 void EventReducer::apply_data(std::string_view data) {
+  // Most events are flat objects of strings: read those without the parser.
+  FlatMember members[kFlatMembers];
+  if (const std::size_t n = read_flat_string_object(data, members, kFlatMembers)) {
+    if (apply_delta_fast(members, n)) return;
+    if (auto event = flat_object_json(members, n)) {
+      apply_event(*event);
+      return;
+    }
+    // An escape that is not JSON: the parser below reports it.
+  }
   if (json_text_deeper_than(data, limits_.max_json_depth)) {
     // Checked on the text, so that nothing that deep is ever built.
     problem("", "limit_exceeded",
@@ -231,6 +242,76 @@ void EventReducer::apply_data(std::string_view data) {
     return;
   }
   apply_event(event);
+}
+
+bool EventReducer::apply_delta_fast(const FlatMember* members, std::size_t count) {
+  if (count != 3 || stopped_ || phase_ != RunPhase::kRunning || !open_chunks_.empty())
+    return false;
+  const FlatMember* type = nullptr;
+  const FlatMember* id = nullptr;
+  const FlatMember* delta = nullptr;
+  for (const FlatMember* m = members; m != members + count; ++m) {
+    if (m->key == "type") type = m;
+    else if (m->key == "delta") delta = m;
+    else id = m;
+  }
+  if (type == nullptr || delta == nullptr || type->escaped) return false;
+  const bool text = type->raw == "TEXT_MESSAGE_CONTENT" || type->raw == "REASONING_MESSAGE_CONTENT";
+  if (!text && type->raw != "TOOL_CALL_ARGS") return false;
+  if (id->key != (text ? "messageId" : "toolCallId")) return false;
+
+  auto decoded = [](const FlatMember& m, std::string& scratch) -> std::optional<std::string_view> {
+    if (!m.escaped) return m.raw;
+    if (!unescape_json_string(m.raw, scratch)) return std::nullopt;
+    return std::string_view(scratch);
+  };
+  const auto id_text = decoded(*id, scratch_id_);
+  const auto delta_text = id_text ? decoded(*delta, scratch_delta_) : std::nullopt;
+  if (!delta_text) return false;
+  const std::string id_key(*id_text);
+
+  if (text) {
+    json* m = thread_.find_message(id_key);
+    if (m == nullptr || is_role(m, "activity") || !open_messages_.count(id_key) ||
+        held_text(*m, "content") + delta_text->size() > limits_.max_message_bytes)
+      return false;
+    append_text(*m, id_key, *delta_text);
+  } else {
+    auto ref = thread_.find_tool_call(id_key);
+    if (!ref || !open_calls_.count(id_key) || over_limit_.count(id_key)) return false;
+    json& function = ref->call()["function"];
+    if (held_text(function, "arguments") + delta_text->size() > limits_.max_argument_bytes)
+      return false;
+    append_args(function, id_key, *delta_text);
+  }
+  ++index_;
+  ++fast_events_;
+  return true;
+}
+
+std::size_t EventReducer::held_text(const json& holder, const char* key) {
+  auto it = holder.find(key);
+  return it != holder.end() && it->is_string() ? it->get_ref<const std::string&>().size() : 0;
+}
+
+void EventReducer::append_text(json& message, std::string_view id, std::string_view delta) {
+  json& content = message["content"];
+  if (content.is_string()) {
+    content.get_ref<std::string&>() += delta;
+  } else {
+    content = std::string(delta);
+  }
+  changes_.push_delta("text_appended", "messageId", id, delta);
+}
+
+void EventReducer::append_args(json& function, std::string_view call_id, std::string_view delta) {
+  json& args = function["arguments"];
+  if (args.is_string()) {
+    args.get_ref<std::string&>() += delta;
+  } else {
+    args = std::string(delta);
+  }
+  changes_.push_delta("tool_call_args", "toolCallId", call_id, delta);
 }
 
 void EventReducer::apply(const json& e) {
@@ -350,7 +431,7 @@ void EventReducer::apply_event(const json& e) {
       if (merge_metadata(*m, e))
         changes_.push(
             {{"kind", "metadata_merged"}, {"messageId", *id}, {"metadata", (*m)["metadata"]}});
-      changes_.push({{"kind", "message_ended"}, {"messageId", *id}});
+      changes_.push("message_ended", "messageId", *id);
       break;
     }
     case Ev::kTextChunk:
@@ -389,7 +470,7 @@ void EventReducer::apply_event(const json& e) {
         changes_.push({{"kind", "metadata_merged"},
                        {"toolCallId", *id},
                        {"metadata", ref->call()["metadata"]}});
-      changes_.push({{"kind", "tool_call_ended"}, {"toolCallId", *id}});
+      changes_.push("tool_call_ended", "toolCallId", *id);
       break;
     }
     case Ev::kToolChunk:
@@ -405,7 +486,7 @@ void EventReducer::apply_event(const json& e) {
         break;
       }
       thread_.set_state(*it);
-      changes_.push({{"kind", "state_replaced"}, {"state", *it}});
+      changes_.push("state_replaced", "state", *it);
       break;
     }
     case Ev::kStateDelta:
@@ -467,7 +548,7 @@ bool EventReducer::state_too_deep(const json& value, const std::string& type,
   return true;
 }
 
-void EventReducer::pass_through(const json& e) { changes_.push({{"kind", "event"}, {"event", e}}); }
+void EventReducer::pass_through(const json& e) { changes_.push("event", "event", e); }
 
 void EventReducer::on_text_start(const json& e, const std::string& type, const std::string& id) {
   const bool reasoning = type == "REASONING_MESSAGE_START";
@@ -500,7 +581,7 @@ void EventReducer::on_text_start(const json& e, const std::string& type, const s
   if (const auto* sub = opt_string(e, "subagentRunId")) message["subagentRunId"] = *sub;
   merge_metadata(message, e);
   json& stored = thread_.append(std::move(message));
-  changes_.push({{"kind", "message_added"}, {"message", stored}});
+  changes_.push("message_added", "message", stored);
 }
 
 void EventReducer::on_text_content(const json& e, const std::string& type, const std::string& id,
@@ -519,9 +600,7 @@ void EventReducer::on_text_content(const json& e, const std::string& type, const
   if (!open_messages_.count(id) && ended_messages_.count(id)) {
     problem(type, "after_end", type + " for message '" + id + "' after its END; applied");
   }
-  json& content = (*m)["content"];
-  const std::size_t held = content.is_string() ? content.get_ref<const std::string&>().size() : 0;
-  if (held + delta.size() > limits_.max_message_bytes) {
+  if (held_text(*m, "content") + delta.size() > limits_.max_message_bytes) {
     problem(type, "limit_exceeded",
             type + " for message '" + id + "' takes its text past " +
                 std::to_string(limits_.max_message_bytes) +
@@ -529,14 +608,9 @@ void EventReducer::on_text_content(const json& e, const std::string& type, const
             true);
     return;
   }
-  if (content.is_string()) {
-    content.get_ref<std::string&>() += delta;
-  } else {
-    content = delta;
-  }
   if (merge_metadata(*m, e))
     changes_.push({{"kind", "metadata_merged"}, {"messageId", id}, {"metadata", (*m)["metadata"]}});
-  changes_.push({{"kind", "text_appended"}, {"messageId", id}, {"delta", delta}});
+  append_text(*m, id, delta);
 }
 
 void EventReducer::on_tool_start(const json& e, const std::string& type, const std::string& call_id,
@@ -562,7 +636,7 @@ void EventReducer::on_tool_start(const json& e, const std::string& type, const s
     json assistant = {{"id", new_id}, {"role", "assistant"}, {"toolCalls", json::array()}};
     if (const auto* sub = opt_string(e, "subagentRunId")) assistant["subagentRunId"] = *sub;
     parent = &thread_.append(std::move(assistant));
-    changes_.push({{"kind", "message_added"}, {"message", *parent}});
+    changes_.push("message_added", "message", *parent);
   }
   json call = {
       {"id", call_id}, {"type", "function"}, {"function", {{"name", name}, {"arguments", ""}}}};
@@ -593,8 +667,7 @@ void EventReducer::on_tool_args(const json& e, const std::string& type, const st
     return;
   }
   json& call = ref->call();
-  json& args = call["function"]["arguments"];
-  const std::size_t held = args.is_string() ? args.get_ref<const std::string&>().size() : 0;
+  const std::size_t held = held_text(call["function"], "arguments");
   if (held + delta.size() > limits_.max_argument_bytes) {
     over_limit_[call_id] = held + delta.size();
     problem(type, "limit_exceeded",
@@ -604,15 +677,10 @@ void EventReducer::on_tool_args(const json& e, const std::string& type, const st
                 "is answered with an error");
     return;
   }
-  if (args.is_string()) {
-    args.get_ref<std::string&>() += delta;
-  } else {
-    args = delta;
-  }
   if (merge_metadata(call, e))
     changes_.push(
         {{"kind", "metadata_merged"}, {"toolCallId", call_id}, {"metadata", call["metadata"]}});
-  changes_.push({{"kind", "tool_call_args"}, {"toolCallId", call_id}, {"delta", delta}});
+  append_args(call["function"], call_id, delta);
 }
 
 void EventReducer::close_open_streams(const std::string& lane) {
@@ -623,11 +691,11 @@ void EventReducer::close_open_streams(const std::string& lane) {
   if (chunk.lane == Lane::kTool) {
     if (open_calls_.erase(chunk.id)) {
       ended_calls_.insert(chunk.id);
-      changes_.push({{"kind", "tool_call_ended"}, {"toolCallId", chunk.id}});
+      changes_.push("tool_call_ended", "toolCallId", chunk.id);
     }
   } else if (open_messages_.erase(chunk.id)) {
     ended_messages_.insert(chunk.id);
-    changes_.push({{"kind", "message_ended"}, {"messageId", chunk.id}});
+    changes_.push("message_ended", "messageId", chunk.id);
   }
 }
 
@@ -738,7 +806,7 @@ void EventReducer::on_tool_result(const json& e, const std::string& type) {
   if (const auto* sub = opt_string(e, "subagentRunId")) message["subagentRunId"] = *sub;
   merge_metadata(message, e);
   json& stored = thread_.insert_result(std::move(message));
-  changes_.push({{"kind", "tool_result"}, {"message", stored}});
+  changes_.push("tool_result", "message", stored);
 }
 
 void EventReducer::on_state_delta(const json& e, const std::string& type) {
@@ -755,7 +823,7 @@ void EventReducer::on_state_delta(const json& e, const std::string& type) {
   }
   if (state_too_deep(state, type, "the state")) return;
   thread_.set_state(std::move(state));
-  changes_.push({{"kind", "state_patched"}, {"delta", *delta}});
+  changes_.push("state_patched", "delta", *delta);
 }
 
 void EventReducer::on_messages_snapshot(const json& e, const std::string& type) {
@@ -798,7 +866,7 @@ void EventReducer::on_messages_snapshot(const json& e, const std::string& type) 
     if (placed.insert(id).second) next.push_back(m);
   }
   thread_.replace_all(std::move(next));
-  changes_.push({{"kind", "messages_replaced"}, {"messages", thread_.messages()}});
+  changes_.push("messages_replaced", "messages", thread_.messages());
 }
 
 void EventReducer::on_activity_snapshot(const json& e, const std::string& type) {
@@ -821,7 +889,7 @@ void EventReducer::on_activity_snapshot(const json& e, const std::string& type) 
     if (sub) message["subagentRunId"] = *sub;
     merge_metadata(message, e);
     json& stored = thread_.append(std::move(message));
-    changes_.push({{"kind", "message_added"}, {"message", stored}});
+    changes_.push("message_added", "message", stored);
     return;
   }
   if (replace) {
@@ -844,7 +912,7 @@ void EventReducer::on_activity_snapshot(const json& e, const std::string& type) 
     }
   }
   merge_metadata(*existing, e);
-  changes_.push({{"kind", "message_updated"}, {"message", *existing}});
+  changes_.push("message_updated", "message", *existing);
 }
 
 void EventReducer::on_activity_delta(const json& e, const std::string& type) {
@@ -871,7 +939,7 @@ void EventReducer::on_activity_delta(const json& e, const std::string& type) {
   if (const auto* activity_type = opt_string(e, "activityType"))
     (*m)["activityType"] = *activity_type;
   merge_metadata(*m, e);
-  changes_.push({{"kind", "message_updated"}, {"message", *m}});
+  changes_.push("message_updated", "message", *m);
 }
 
 void EventReducer::on_encrypted_value(const json& e, const std::string& type) {
@@ -887,7 +955,7 @@ void EventReducer::on_encrypted_value(const json& e, const std::string& type) {
       return;
     }
     ref->call()["encryptedValue"] = *value;
-    changes_.push({{"kind", "message_updated"}, {"message", *ref->message}});
+    changes_.push("message_updated", "message", *ref->message);
     return;
   }
   json* m = thread_.find_message(*entity);
@@ -898,7 +966,7 @@ void EventReducer::on_encrypted_value(const json& e, const std::string& type) {
     return;
   }
   (*m)["encryptedValue"] = *value;
-  changes_.push({{"kind", "message_updated"}, {"message", *m}});
+  changes_.push("message_updated", "message", *m);
 }
 
 void EventReducer::on_run_started(const json& e, const std::string& type) {
@@ -930,12 +998,12 @@ void EventReducer::on_run_started(const json& e, const std::string& type) {
         const auto* id = m.is_object() ? opt_string(m, "id") : nullptr;
         if (id != nullptr && thread_.find_message(*id) == nullptr) {
           json& stored = thread_.append(m);
-          changes_.push({{"kind", "message_added"}, {"message", stored}});
+          changes_.push("message_added", "message", stored);
         }
       }
     }
   }
-  changes_.push({{"kind", "run_started"}, {"runId", run_id ? *run_id : run_id_}});
+  changes_.push("run_started", "runId", run_id ? *run_id : run_id_);
 }
 
 void EventReducer::on_run_finished(const json& e, const std::string& type) {
@@ -978,7 +1046,7 @@ void EventReducer::on_run_finished(const json& e, const std::string& type) {
     outcome_ = json{{"type", "success"}};
   }
   phase_ = RunPhase::kFinished;
-  changes_.push({{"kind", "run_finished"}, {"outcome", outcome_}});
+  changes_.push("run_finished", "outcome", outcome_);
 }
 
 }  // namespace agui

@@ -15,6 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "json_text.hpp"
 #include "thread.hpp"
 
 namespace agui {
@@ -90,6 +91,8 @@ class EventReducer {
   RunPhase phase() const { return phase_; }
   bool stopped() const { return stopped_; }  // a fatal problem ended the run
   std::size_t events_seen() const { return index_; }
+  // Of those, the deltas the fast path applied (see apply_delta_fast).
+  std::size_t fast_path_events() const { return fast_events_; }
   const std::string& run_id() const { return run_id_; }
 
   // After RUN_FINISHED: the outcome object ({type:"success"} when absent).
@@ -109,6 +112,17 @@ class EventReducer {
     Lane lane;
     std::string id;  // messageId or toolCallId
   };
+
+  // TEXT_MESSAGE_CONTENT, REASONING_MESSAGE_CONTENT and TOOL_CALL_ARGS (most of
+  // a stream) read without building the event, when it holds nothing but its
+  // type, id and delta and breaks no rule: the same effect as apply_event().
+  // False, having done nothing, for anything else; the full path then decides.
+  bool apply_delta_fast(const FlatMember* members, std::size_t count);
+  static constexpr std::size_t kFlatMembers = 12;  // more, and the parser reads the event
+  static std::size_t held_text(const json& holder, const char* key);
+  // The one place a content or arguments delta lands, and its change record.
+  void append_text(json& message, std::string_view id, std::string_view delta);
+  void append_args(json& function, std::string_view call_id, std::string_view delta);
 
   void problem(const std::string& type, std::string code, std::string message, bool fatal = false);
   void stop(std::string message);
@@ -145,6 +159,7 @@ class EventReducer {
   RunPhase phase_ = RunPhase::kNotStarted;
   bool stopped_ = false;
   std::size_t index_ = 0;
+  std::size_t fast_events_ = 0;
   std::string run_id_;
   json outcome_;
   std::string error_message_;
@@ -156,6 +171,7 @@ class EventReducer {
   std::unordered_set<std::string> open_calls_;  // between TOOL_CALL_START and TOOL_CALL_END
   std::unordered_set<std::string> ended_calls_;
   std::map<std::string, OpenChunk> open_chunks_;  // per subagent lane ("" = the agent itself)
+  std::string scratch_id_, scratch_delta_;  // the fast path's decoded escapes
 };
 
 }  // namespace agui

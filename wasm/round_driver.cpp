@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "json_text.hpp"
+
 namespace agui {
 
 namespace {
@@ -22,13 +24,6 @@ bool blank(std::string_view s) {
 
 json error_json(ErrorCode code, std::string message) {
   return json{{"code", std::string(to_string(code))}, {"message", std::move(message)}};
-}
-
-// JSON text that never throws: a string from the host (a handler's error, a
-// rejection reason, a result) may hold invalid UTF-8 (a lone surrogate from JS);
-// it is replaced by U+FFFD, as the boundary does.
-std::string safe_dump(const json& value) {
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 // A tool call's "function" object, or null: calls that came in a snapshot may
@@ -211,7 +206,7 @@ json RoundDriver::send(const json& input) {
   for (auto& m : incoming) {
     if (!opt_string(m, "id")) m["id"] = next_id("msg");
     json& stored = thread_.append(std::move(m));
-    changes_.push({{"kind", "message_added"}, {"message", stored}});
+    changes_.push("message_added", "message", stored);
   }
   rounds_ = 0;
   repeat_key_.clear();
@@ -351,7 +346,7 @@ json RoundDriver::after_run() {
       if (!handled_.count(id) && !thread_.find_result(id)) deferred_.push_back(id);
     }
     phase_ = Phase::kAwaiting;
-    changes_.push({{"kind", "interrupts"}, {"interrupts", outcome["interrupts"]}});
+    changes_.push("interrupts", "interrupts", outcome["interrupts"]);
     return json::object();
   }
 
@@ -442,7 +437,7 @@ json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
       args_json = &(*fn)["arguments"];
     const std::string args_text = args_json == nullptr || args_json->is_null() ? std::string()
                                   : args_json->is_string() ? args_json->get<std::string>()
-                                                           : safe_dump(*args_json);
+                                                           : dump_json(*args_json);
     // The stream may have sent more than the thread kept (the reducer skips
     // arguments past the limit): the message gives what the stream sent.
     const std::size_t arg_bytes = reducer_.argument_bytes_over_limit(id).value_or(args_text.size());
@@ -474,7 +469,7 @@ json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
       continue;
     }
     if (options_.repeat_limit > 0) {
-      std::string key = cur.name + '\x1f' + safe_dump(args);
+      std::string key = cur.name + '\x1f' + dump_json(args);
       repeat_count_ = key == repeat_key_ ? repeat_count_ + 1 : 1;
       repeat_key_ = std::move(key);
       if (repeat_count_ >= options_.repeat_limit) {
@@ -491,7 +486,7 @@ json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
                      {"toolCallId", cur.id},
                      {"name", cur.name},
                      {"status", "pending_approval"}});
-      changes_.push({{"kind", "approval_requested"}, {"approval", approval_json(cur)}});
+      changes_.push("approval_requested", "approval", approval_json(cur));
       continue;
     }
     start_handler(cur, *tool, step);
@@ -537,7 +532,7 @@ void RoundDriver::answer(Call& call, std::string content, std::optional<std::str
 void RoundDriver::answer_with_error(Call& call, const std::string& message, json details) {
   json content = {{"error", message}};
   if (!details.is_null()) content["details"] = std::move(details);
-  answer(call, safe_dump(content), message);
+  answer(call, dump_json(content), message);
 }
 
 void RoundDriver::append_tool_message(const std::string& call_id, const std::string& content,
@@ -546,7 +541,7 @@ void RoundDriver::append_tool_message(const std::string& call_id, const std::str
       {"id", next_id("tool")}, {"role", "tool"}, {"toolCallId", call_id}, {"content", content}};
   if (error) message["error"] = *error;
   json& stored = thread_.insert_result(std::move(message));
-  changes_.push({{"kind", "tool_result"}, {"message", stored}});
+  changes_.push("tool_result", "message", stored);
 }
 
 json RoundDriver::maybe_complete_round(json step) {
@@ -675,7 +670,7 @@ json RoundDriver::reject(std::string_view thread_id, std::string_view tool_call_
     // The rejection is the answer (a decision), not a failure.
     json result = tool->spec.rejected_result;
     if (result.is_object() && !reason.empty()) result["reason"] = reason;
-    answer(*call, result.is_string() ? result.get<std::string>() : safe_dump(result), std::nullopt);
+    answer(*call, result.is_string() ? result.get<std::string>() : dump_json(result), std::nullopt);
   } else {
     answer_with_error(
         *call, "the user rejected this call" + (reason.empty() ? std::string() : ": " + reason));

@@ -97,6 +97,7 @@ class RoundDriver {
   json continue_turn();
 
   json take_changes() { return changes_.take(); }
+  std::string take_changes_text() { return changes_.take_text(); }  // the same, as JSON text
   // {phase, round, runId?, pendingApprovals:[...], pendingInterrupts:[...], running:[ids]}
   json status() const;
   json export_thread() const;

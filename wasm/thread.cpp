@@ -3,16 +3,55 @@
 
 #include <algorithm>
 
+#include "json_text.hpp"
+
 namespace agui {
 
-json ChangeLog::take() {
-  json out = json::array();
-  auto& arr = out.get_ref<json::array_t&>();
-  arr.reserve(changes_.size());
-  for (auto& c : changes_) arr.push_back(std::move(c));
-  changes_.clear();
+void ChangeLog::open_record() {
+  if (count_++ != 0) text_ += ',';
+}
+
+void ChangeLog::push(const json& change) {
+  open_record();
+  // As the bindings dump every value: a stray invalid byte becomes U+FFFD
+  // rather than an exception in the middle of a stream.
+  write_json(text_, change);
+}
+
+void ChangeLog::push(std::string_view kind, std::string_view key, const json& value) {
+  open_record();
+  text_ += "{\"kind\":";
+  write_json_string(text_, kind);
+  text_ += ',';
+  write_json_string(text_, key);
+  text_ += ':';
+  write_json(text_, value);
+  text_ += '}';
+}
+
+void ChangeLog::push_delta(std::string_view kind, std::string_view id_key, std::string_view id,
+                           std::string_view delta) {
+  open_record();
+  text_ += "{\"delta\":";  // keys in nlohmann's (sorted) order, as push() writes them
+  write_json_string(text_, delta);
+  text_ += ",\"kind\":";
+  write_json_string(text_, kind);
+  text_ += ',';
+  write_json_string(text_, id_key);
+  text_ += ':';
+  write_json_string(text_, id);
+  text_ += '}';
+}
+
+std::string ChangeLog::take_text() {
+  std::string out = std::move(text_);
+  out += ']';
+  text_.assign(1, '[');  // (not `= "["`: g++ 12 warns falsely on it, -Wrestrict)
+  count_ = 0;
   return out;
 }
+
+json ChangeLog::take() { return json::parse(take_text()); }
 
 Thread::Thread(std::string id) : id_(std::move(id)) {}
 

@@ -18,17 +18,29 @@ namespace agui {
 using json = nlohmann::json;
 
 // What changed, for a UI that must not re-read the whole thread per event. Each
-// record is a small JSON object with a "kind"; see README, "Changes".
+// record is a small JSON object with a "kind"; see README, "Changes". Records
+// are kept as JSON text, written as they happen: the host takes them as one
+// array to parse, and nothing is built twice.
 class ChangeLog {
  public:
-  void push(json change) { changes_.push_back(std::move(change)); }
-  bool empty() const { return changes_.empty(); }
-  std::size_t size() const { return changes_.size(); }
-  // Hands over everything recorded since the last take.
+  void push(const json& change);
+  // {"kind": kind, key: value}, written without copying `value` into a record.
+  void push(std::string_view kind, std::string_view key, const json& value);
+  // {"kind": kind, id_key: id, "delta": delta}, written without building it.
+  // The texts must be valid UTF-8.
+  void push_delta(std::string_view kind, std::string_view id_key, std::string_view id,
+                  std::string_view delta);
+  bool empty() const { return count_ == 0; }
+  std::size_t size() const { return count_; }
+  // Hands over everything recorded since the last take, as a JSON array's text.
+  std::string take_text();
+  // The same, parsed (for C++ callers and the tests).
   json take();
 
  private:
-  std::vector<json> changes_;
+  void open_record();
+  std::string text_ = "[";
+  std::size_t count_ = 0;
 };
 
 class Thread {

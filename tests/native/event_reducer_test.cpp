@@ -493,5 +493,99 @@ TEST(EventReducer, RecordedStreamSplitAtEveryByteOffsetGivesTheSameThread) {
   }
 }
 
+// The fast path (deltas read without building the event) must do exactly what
+// the full path does: each script is folded twice, once as text through
+// apply_data() and once as parsed events through apply(), and the threads, the
+// states, the change records and the problems must be the same.
+TEST(EventReducer, TheDeltaFastPathDoesWhatTheFullPathDoes) {
+  const std::vector<std::string> prelude = {
+      R"({"type":"RUN_STARTED","threadId":"t1","runId":"r1"})",
+      R"({"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"})",
+      R"({"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"m1"})",
+      R"({"type":"REASONING_MESSAGE_START","messageId":"r1","role":"reasoning"})",
+      R"({"type":"ACTIVITY_SNAPSHOT","messageId":"a1","activityType":"plan","content":{}})",
+  };
+  struct Script {
+    const char* name;
+    std::vector<std::string> events;
+    std::size_t fast;  // events the fast path must take
+  };
+  const std::vector<Script> scripts = {
+      {"plain deltas",
+       {R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hel"})",
+        R"( { "delta" : "lo" , "messageId" : "m1" , "type" : "TEXT_MESSAGE_CONTENT" } )",
+        R"({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"city\":"})",
+        R"({"type":"REASONING_MESSAGE_CONTENT","messageId":"r1","delta":"hmm"})"},
+       4},
+      {"escapes", {R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"\u00e9\n\ud83d\ude00\"\\"})",
+                   "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m1\",\"delta\":\"\xc3\xa9\x7f\"}",
+                   R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m\u0031","delta":"x"})"},
+       3},
+      {"a lone surrogate is not JSON",
+       {R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"\ud83d"})"}, 0},
+      {"after END", {R"({"type":"TEXT_MESSAGE_END","messageId":"m1"})",
+                     R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"late"})",
+                     R"({"type":"TOOL_CALL_END","toolCallId":"c1"})",
+                     R"({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"late"})"},
+       0},
+      {"unknown ids", {R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"nope","delta":"x"})",
+                       R"({"type":"TOOL_CALL_ARGS","toolCallId":"nope","delta":"x"})"},
+       0},
+      {"an activity message", {R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"x"})"}, 0},
+      {"the wrong id field", {R"({"type":"TEXT_MESSAGE_CONTENT","toolCallId":"m1","delta":"x"})",
+                              R"({"type":"TOOL_CALL_ARGS","messageId":"c1","delta":"x"})"},
+       0},
+      {"more fields", {R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"x","metadata":{"k":1}})",
+                       R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"x","timestamp":5})",
+                       R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"x","subagentRunId":"s"})"},
+       0},
+      {"a duplicate key",
+       {R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a","delta":"b"})"}, 0},
+      {"inside an open chunk stream",
+       {R"({"type":"TEXT_MESSAGE_CHUNK","messageId":"k1","delta":"a"})",
+        R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"b"})"},
+       0},
+      {"past the limits", {R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"0123456789abcdefX"})",
+                           R"({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"0123456789abcdefX"})",
+                           R"({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"more"})"},
+       0},
+      {"after the run", {R"({"type":"RUN_FINISHED","threadId":"t1","runId":"r1"})",
+                         R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"x"})"},
+       0},
+  };
+  ReducerLimits limits;
+  limits.max_argument_bytes = 16;
+  limits.max_message_bytes = 16;
+  for (const auto& script : scripts) {
+    SCOPED_TRACE(script.name);
+    Fold text;
+    Fold parsed;
+    text.reducer.set_limits(limits);
+    parsed.reducer.set_limits(limits);
+    std::vector<std::string> all = prelude;
+    all.insert(all.end(), script.events.begin(), script.events.end());
+    for (const auto& data : all) {
+      text.reducer.apply_data(data);
+      json e = json::parse(data, nullptr, false);
+      if (e.is_discarded()) {
+        parsed.reducer.report("invalid_json", "(the same event, not JSON)", false);
+      } else {
+        parsed.reducer.apply(e);
+      }
+    }
+    EXPECT_EQ(text.reducer.fast_path_events(), script.fast);
+    EXPECT_EQ(parsed.reducer.fast_path_events(), 0u);
+    EXPECT_EQ(text.thread.messages(), parsed.thread.messages());
+    EXPECT_EQ(text.thread.state(), parsed.thread.state());
+    EXPECT_EQ(text.problem_codes(), parsed.problem_codes());
+    json text_changes = text.changes.take();
+    json parsed_changes = parsed.changes.take();
+    for (auto* changes : {&text_changes, &parsed_changes})
+      for (auto& c : *changes)
+        if (c["kind"] == "problem" && c["code"] == "invalid_json") c.erase("message");
+    EXPECT_EQ(text_changes, parsed_changes);
+  }
+}
+
 }  // namespace
 }  // namespace agui

@@ -1,0 +1,260 @@
+// See json_text.hpp.
+#include "json_text.hpp"
+
+#include <cstdint>
+#include <cstring>
+
+#include "utf8.hpp"
+
+namespace agui {
+
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::size_t skip_space(std::string_view t, std::size_t i) {
+  while (i < t.size() && is_space(t[i])) ++i;
+  return i;
+}
+
+// At t[i] == '"': finds the closing quote. Sets `escaped` when a backslash was
+// seen; returns npos for a control byte or a missing quote.
+std::size_t string_end(std::string_view t, std::size_t i, bool& escaped) {
+  escaped = false;
+  for (++i; i < t.size(); ++i) {
+    const auto c = static_cast<unsigned char>(t[i]);
+    if (c == '"') return i;
+    if (c == '\\') {
+      escaped = true;
+      ++i;  // the escaped character; unescape_json_string() checks it
+    } else if (c < 0x20) {
+      return std::string_view::npos;
+    }
+  }
+  return std::string_view::npos;
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Four hex digits at raw[i]; -1 when they are not.
+long hex4(std::string_view raw, std::size_t i) {
+  if (i + 4 > raw.size()) return -1;
+  long v = 0;
+  for (std::size_t k = 0; k < 4; ++k) {
+    const int d = hex_digit(raw[i + k]);
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+}  // namespace
+
+std::size_t read_flat_string_object(std::string_view text, FlatMember* members,
+                                    std::size_t capacity) {
+  std::size_t i = skip_space(text, 0);
+  if (i == text.size() || text[i] != '{') return 0;
+  i = skip_space(text, i + 1);
+  std::size_t count = 0;
+  if (i < text.size() && text[i] == '}') {
+    return 0;  // an empty object is no event worth a fast path
+  }
+  for (;;) {
+    if (count == capacity || i == text.size() || text[i] != '"') return 0;
+    bool escaped = false;
+    std::size_t end = string_end(text, i, escaped);
+    if (end == std::string_view::npos || escaped) return 0;
+    const std::string_view key = text.substr(i + 1, end - i - 1);
+    for (std::size_t k = 0; k < count; ++k)
+      if (members[k].key == key) return 0;  // duplicate: the parser's rule decides
+    i = skip_space(text, end + 1);
+    if (i == text.size() || text[i] != ':') return 0;
+    i = skip_space(text, i + 1);
+    if (i == text.size() || text[i] != '"') return 0;
+    end = string_end(text, i, escaped);
+    if (end == std::string_view::npos) return 0;
+    members[count++] = FlatMember{key, text.substr(i + 1, end - i - 1), escaped};
+    i = skip_space(text, end + 1);
+    if (i == text.size()) return 0;
+    if (text[i] == '}') break;
+    if (text[i] != ',') return 0;
+    i = skip_space(text, i + 1);
+  }
+  return skip_space(text, i + 1) == text.size() ? count : 0;
+}
+
+bool unescape_json_string(std::string_view raw, std::string& out) {
+  out.clear();
+  out.reserve(raw.size());
+  std::size_t i = 0;
+  while (i < raw.size()) {
+    const void* slash = std::memchr(raw.data() + i, '\\', raw.size() - i);
+    const std::size_t next = slash ? static_cast<const char*>(slash) - raw.data() : raw.size();
+    out.append(raw.data() + i, next - i);  // the plain run, at once
+    if (next == raw.size()) break;
+    i = next + 1;
+    if (i == raw.size()) return false;
+    switch (raw[i]) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '/': out += '/'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'u': {
+        long cp = hex4(raw, i + 1);
+        if (cp < 0) return false;
+        i += 4;
+        if (cp >= 0xDC00 && cp <= 0xDFFF) return false;  // a low surrogate alone
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          if (i + 2 >= raw.size() || raw[i + 1] != '\\' || raw[i + 2] != 'u') return false;
+          const long low = hex4(raw, i + 3);
+          if (low < 0xDC00 || low > 0xDFFF) return false;
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          i += 6;
+        }
+        append_utf8(out, static_cast<std::uint32_t>(cp));
+        break;
+      }
+      default:
+        return false;
+    }
+    ++i;
+  }
+  return true;
+}
+
+std::optional<nlohmann::json> flat_object_json(const FlatMember* members, std::size_t count) {
+  nlohmann::json out = nlohmann::json::object();
+  auto& object = out.get_ref<nlohmann::json::object_t&>();
+  std::string value;
+  for (std::size_t k = 0; k < count; ++k) {
+    const FlatMember& m = members[k];
+    if (m.escaped) {
+      if (!unescape_json_string(m.raw, value)) return std::nullopt;
+      object.emplace(std::string(m.key), value);
+    } else {
+      object.emplace(std::string(m.key), std::string(m.raw));
+    }
+  }
+  return out;
+}
+
+bool append_json_string(std::string& out, std::string_view text) {
+  static const char kHex[] = "0123456789abcdef";
+  const std::size_t start = out.size();
+  out.reserve(start + text.size() + 2);
+  out += '"';
+  std::size_t plain = 0;  // start of the run not yet copied
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x80) {
+      const Utf8Sequence seq = utf8_sequence_at(text, i);
+      if (!seq.valid) {
+        out.resize(start);
+        return false;
+      }
+      i += seq.length;
+      continue;
+    }
+    if (c >= 0x20 && c != '"' && c != '\\') {
+      ++i;
+      continue;
+    }
+    out.append(text.data() + plain, i - plain);
+    plain = ++i;
+    out += '\\';
+    switch (c) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '\b': out += 'b'; break;
+      case '\f': out += 'f'; break;
+      case '\n': out += 'n'; break;
+      case '\r': out += 'r'; break;
+      case '\t': out += 't'; break;
+      default:
+        out += "u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 0xF];
+    }
+  }
+  out.append(text.data() + plain, text.size() - plain);
+  out += '"';
+  return true;
+}
+
+void write_json_string(std::string& out, std::string_view text) {
+  if (!append_json_string(out, text))
+    out += nlohmann::json(std::string(text))
+               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void write_json(std::string& out, const nlohmann::json& value) {
+  using value_t = nlohmann::json::value_t;
+  switch (value.type()) {
+    case value_t::string:
+      write_json_string(out, value.get_ref<const std::string&>());
+      return;
+    case value_t::object: {
+      out += '{';
+      bool first = true;
+      for (const auto& [key, member] : value.get_ref<const nlohmann::json::object_t&>()) {
+        if (!first) out += ',';
+        first = false;
+        write_json_string(out, key);
+        out += ':';
+        write_json(out, member);
+      }
+      out += '}';
+      return;
+    }
+    case value_t::array: {
+      out += '[';
+      bool first = true;
+      for (const auto& item : value.get_ref<const nlohmann::json::array_t&>()) {
+        if (!first) out += ',';
+        first = false;
+        write_json(out, item);
+      }
+      out += ']';
+      return;
+    }
+    case value_t::null: out += "null"; return;
+    case value_t::boolean: out += value.get<bool>() ? "true" : "false"; return;
+    default:  // numbers (nlohmann's shortest round-trip form), binary, discarded
+      out += value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+}
+
+std::string dump_json(const nlohmann::json& value) {
+  std::string out;
+  write_json(out, value);
+  return out;
+}
+
+}  // namespace agui
