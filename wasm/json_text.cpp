@@ -18,13 +18,17 @@ std::size_t skip_space(std::string_view t, std::size_t i) {
 }
 
 // At t[i] == '"': finds the closing quote. Sets `escaped` when a backslash was
-// seen; returns npos for a control byte or a missing quote.
+// seen; returns npos for a control byte, invalid UTF-8 or a missing quote.
 std::size_t string_end(std::string_view t, std::size_t i, bool& escaped) {
   escaped = false;
   for (++i; i < t.size(); ++i) {
     const auto c = static_cast<unsigned char>(t[i]);
     if (c == '"') return i;
-    if (c == '\\') {
+    if (c >= 0x80) {
+      const Utf8Sequence seq = utf8_sequence_at(t, i);
+      if (!seq.valid) return std::string_view::npos;
+      i += seq.length - 1;
+    } else if (c == '\\') {
       escaped = true;
       ++i;  // the escaped character; unescape_json_string() checks it
     } else if (c < 0x20) {

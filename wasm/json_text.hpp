@@ -24,9 +24,9 @@ struct FlatMember {
 // Reads `text` when it is exactly a JSON object of at most `capacity` members
 // whose keys hold no escape and whose values are all strings, with no two keys
 // alike. Returns the member count, or 0 for anything else (a number, a nested
-// value, an escaped key, a control byte in a string, text after the object):
-// the caller then hands the text to the full parser, which reports what is
-// wrong. Valid UTF-8 is assumed (the SSE decoder already replaced what was not).
+// value, an escaped key, a control byte or invalid UTF-8 in a string, text
+// after the object): the caller then hands the text to the full parser, which
+// reports what is wrong.
 std::size_t read_flat_string_object(std::string_view text, FlatMember* members,
                                     std::size_t capacity);
 

@@ -12,6 +12,7 @@
 
 #include "event_reducer.hpp"
 #include "fuzz_support.hpp"
+#include "json_text.hpp"
 #include "sse_parser.hpp"
 #include "thread.hpp"
 
@@ -111,6 +112,19 @@ void drain(agui::ChangeLog& changes, Thread& thread, std::size_t step) {
 
 }  // namespace
 
+// The reducer's flat reader (json_text.hpp) takes a line only when nlohmann's
+// parser takes it too, and decodes it to the same object.
+static void check_flat_reader(std::string_view line) {
+  agui::FlatMember members[12];
+  const std::size_t n = agui::read_flat_string_object(line, members, 12);
+  if (n == 0) return;
+  const json parsed = json::parse(line.begin(), line.end(), nullptr, false);
+  const auto read = agui::flat_object_json(members, n);
+  AGUI_FUZZ_CHECK(read.has_value() == !parsed.is_discarded(),
+                  "the flat reader and the parser disagree on whether a line is JSON");
+  if (read) AGUI_FUZZ_CHECK(*read == parsed, "the flat reader decodes a line differently");
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   Thread thread("t1");
@@ -147,6 +161,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       while (start <= rest.size()) {
         std::size_t end = rest.find('\n', start);
         if (end == std::string_view::npos) end = rest.size();
+        check_flat_reader(rest.substr(start, end - start));
         guarded([&] { reducer.apply_data(rest.substr(start, end - start)); });
         check_thread(thread);
         drain(changes, thread, ++step);

@@ -59,6 +59,7 @@ TEST(JsonText, DeclinesWhatIsNotAFlatStringObject) {
            R"({"a":"x)", R"({"a\u0062":"x"})", R"({"a":"x","a":"y"})",
            "{\"a\":\"tab\there\"}", "{\"a\":\"nl\nhere\"}",
            R"({"a":"x","b":"y","c":"z","d":"w","e":"v"})",  // over the capacity (4)
+           "{\"a\":\"\xc3(\"}", "{\"a\":\"\xed\xa0\x80\"}", "{\"\xff\":\"x\"}",  // not UTF-8
        }) {
     SCOPED_TRACE(text);
     FlatMember members[4];
