@@ -191,8 +191,7 @@ class Driver {
   }
   // The change log is kept as JSON text already: handed over as it is.
   std::string takeChanges() {
-    if (!driver_) return error_text(ErrorCode::kInvalidState, "takeChanges: the runtime is not open");
-    return driver_->take_changes_text();
+    return driver_ ? driver_->take_changes_text() : agui::dump_json(not_open("takeChanges"));
   }
   std::string status() {
     return step("status", [&] { return driver_->status(); });
@@ -208,13 +207,13 @@ class Driver {
   }
 
  private:
+  static json not_open(const char* where) {
+    return error_value(ErrorCode::kInvalidState, std::string(where) + ": the runtime is not open");
+  }
   template <class F>
   std::string step(const char* where, F&& body) {
     return guarded(where, [&]() -> json {
-      if (!driver_)
-        return error_value(ErrorCode::kInvalidState,
-                           std::string(where) + ": the runtime is not open");
-      return body();
+      return driver_ ? body() : not_open(where);
     });
   }
 

@@ -87,6 +87,22 @@ const std::string* opt_string(const json& e, const char* key) {
   return &it->get_ref<const std::string&>();
 }
 
+// Bytes of the string `holder[key]` (0 when it is absent or not a string).
+std::size_t held_text(const json& holder, const char* key) {
+  const auto* s = opt_string(holder, key);
+  return s == nullptr ? 0 : s->size();
+}
+
+// Appends a delta to a streamed string (a message's content, a call's
+// arguments); a field that is not a string yet becomes the delta.
+void append_to(json& field, std::string_view delta) {
+  if (field.is_string()) {
+    field.get_ref<std::string&>() += delta;
+  } else {
+    field = std::string(delta);
+  }
+}
+
 bool is_role(const json* message, std::string_view role) {
   if (message == nullptr) return false;
   const auto* r = opt_string(*message, "role");
@@ -289,28 +305,13 @@ bool EventReducer::apply_delta_fast(const FlatMember* members, std::size_t count
   return true;
 }
 
-std::size_t EventReducer::held_text(const json& holder, const char* key) {
-  auto it = holder.find(key);
-  return it != holder.end() && it->is_string() ? it->get_ref<const std::string&>().size() : 0;
-}
-
 void EventReducer::append_text(json& message, std::string_view id, std::string_view delta) {
-  json& content = message["content"];
-  if (content.is_string()) {
-    content.get_ref<std::string&>() += delta;
-  } else {
-    content = std::string(delta);
-  }
+  append_to(message["content"], delta);
   changes_.push_delta("text_appended", "messageId", id, delta);
 }
 
 void EventReducer::append_args(json& function, std::string_view call_id, std::string_view delta) {
-  json& args = function["arguments"];
-  if (args.is_string()) {
-    args.get_ref<std::string&>() += delta;
-  } else {
-    args = std::string(delta);
-  }
+  append_to(function["arguments"], delta);
   changes_.push_delta("tool_call_args", "toolCallId", call_id, delta);
 }
 

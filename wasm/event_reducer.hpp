@@ -119,7 +119,6 @@ class EventReducer {
   // False, having done nothing, for anything else; the full path then decides.
   bool apply_delta_fast(const FlatMember* members, std::size_t count);
   static constexpr std::size_t kFlatMembers = 12;  // more, and the parser reads the event
-  static std::size_t held_text(const json& holder, const char* key);
   // The one place a content or arguments delta lands, and its change record.
   void append_text(json& message, std::string_view id, std::string_view delta);
   void append_args(json& function, std::string_view call_id, std::string_view delta);

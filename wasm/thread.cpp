@@ -7,39 +7,43 @@
 
 namespace agui {
 
-void ChangeLog::open_record() {
+void ChangeLog::separate() {
   if (count_++ != 0) text_ += ',';
 }
 
+void ChangeLog::begin_record(std::string_view kind) {
+  separate();
+  text_ += "{\"kind\":";
+  write_json_string(text_, kind);
+}
+
+void ChangeLog::member(std::string_view key) {
+  text_ += ',';
+  write_json_string(text_, key);
+  text_ += ':';
+}
+
 void ChangeLog::push(const json& change) {
-  open_record();
+  separate();
   // As the bindings dump every value: a stray invalid byte becomes U+FFFD
   // rather than an exception in the middle of a stream.
   write_json(text_, change);
 }
 
 void ChangeLog::push(std::string_view kind, std::string_view key, const json& value) {
-  open_record();
-  text_ += "{\"kind\":";
-  write_json_string(text_, kind);
-  text_ += ',';
-  write_json_string(text_, key);
-  text_ += ':';
+  begin_record(kind);
+  member(key);
   write_json(text_, value);
   text_ += '}';
 }
 
 void ChangeLog::push_delta(std::string_view kind, std::string_view id_key, std::string_view id,
                            std::string_view delta) {
-  open_record();
-  text_ += "{\"delta\":";  // keys in nlohmann's (sorted) order, as push() writes them
-  write_json_string(text_, delta);
-  text_ += ",\"kind\":";
-  write_json_string(text_, kind);
-  text_ += ',';
-  write_json_string(text_, id_key);
-  text_ += ':';
+  begin_record(kind);
+  member(id_key);
   write_json_string(text_, id);
+  member("delta");
+  write_json_string(text_, delta);
   text_ += '}';
 }
 

@@ -27,7 +27,6 @@ class ChangeLog {
   // {"kind": kind, key: value}, written without copying `value` into a record.
   void push(std::string_view kind, std::string_view key, const json& value);
   // {"kind": kind, id_key: id, "delta": delta}, written without building it.
-  // The texts must be valid UTF-8.
   void push_delta(std::string_view kind, std::string_view id_key, std::string_view id,
                   std::string_view delta);
   bool empty() const { return count_ == 0; }
@@ -38,7 +37,9 @@ class ChangeLog {
   json take();
 
  private:
-  void open_record();
+  void separate();                           // the comma before every record but the first
+  void begin_record(std::string_view kind);  // {"kind": kind
+  void member(std::string_view key);         // , "key":
   std::string text_ = "[";
   std::size_t count_ = 0;
 };
