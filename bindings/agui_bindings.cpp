@@ -27,13 +27,13 @@ std::string error_text(ErrorCode code, const std::string& message) {
   return error_value(code, message).dump();
 }
 
-// Runs `body` (which returns JSON) and turns anything thrown into an error value.
-// One out-of-line function holds the try/catch and the serialisation, so each
-// entry point adds only its own small body to the module.
-using Body = json (*)(void*);
+// Runs `body` (which returns JSON text) and turns anything thrown into an error
+// value. One out-of-line function holds the try/catch, so each entry point adds
+// only its own small body to the module.
+using Body = std::string (*)(void*);
 std::string run_guarded(const char* where, Body body, void* context) {
   try {
-    return agui::dump_json(body(context));
+    return body(context);
   } catch (const std::bad_alloc&) {
     return error_text(ErrorCode::kLimitExceeded, std::string(where) + ": out of memory");
   } catch (const std::exception& e) {
@@ -43,11 +43,21 @@ std::string run_guarded(const char* where, Body body, void* context) {
   }
 }
 
+// `body` returns JSON, or JSON text already written.
 template <class F>
 std::string guarded(const char* where, F&& body) {
   using Fn = std::remove_reference_t<F>;
   return run_guarded(
-      where, [](void* c) -> json { return (*static_cast<Fn*>(c))(); }, &body);
+      where,
+      [](void* c) -> std::string {
+        auto value = (*static_cast<Fn*>(c))();
+        if constexpr (std::is_same_v<decltype(value), std::string>) {
+          return value;
+        } else {
+          return agui::dump_json(value);
+        }
+      },
+      &body);
 }
 
 // Parses JSON text handed in by the shim; `error` is set when it is not JSON.
@@ -194,26 +204,32 @@ class Driver {
     return driver_ ? driver_->take_changes_text() : agui::dump_json(not_open("takeChanges"));
   }
   std::string status() {
-    return step("status", [&] { return driver_->status(); });
+    return value("status", [&] { return driver_->status(); });
   }
   std::string messages() {
-    return step("messages", [&] { return driver_->thread().messages(); });
+    return value("messages", [&] { return driver_->thread().messages(); });
   }
   std::string state() {
-    return step("state", [&] { return driver_->thread().state(); });
+    return value("state", [&] { return driver_->thread().state(); });
   }
   std::string exportThread() {
-    return step("thread.export", [&] { return driver_->export_thread(); });
+    return value("thread.export", [&] { return driver_->export_thread(); });
   }
 
  private:
   static json not_open(const char* where) {
     return error_value(ErrorCode::kInvalidState, std::string(where) + ": the runtime is not open");
   }
+  // A value the driver holds (status, messages, state, export).
+  template <class F>
+  std::string value(const char* where, F&& body) {
+    return guarded(where, [&]() -> json { return driver_ ? body() : not_open(where); });
+  }
+  // A step, its "run" written in place from the driver's run input.
   template <class F>
   std::string step(const char* where, F&& body) {
-    return guarded(where, [&]() -> json {
-      return driver_ ? body() : not_open(where);
+    return guarded(where, [&]() -> std::string {
+      return driver_ ? driver_->step_text(body()) : agui::dump_json(not_open(where));
     });
   }
 

@@ -220,29 +220,70 @@ json RoundDriver::start_run(json step) {
   phase_ = Phase::kRunning;
   reducer_.begin_run(run_id_);
   sse_ = std::make_unique<SseParser>(options_.sse);
+  write_run_input();
+  changes_.push({{"kind", "round_started"}, {"round", rounds_}, {"runId", run_id_}});
+  step["run"] = json{{"runId", run_id_}};
+  return step;
+}
 
-  json messages = json::array();
+// The RunAgentInput, keys in the order nlohmann's objects keep them (sorted),
+// each message written from where the thread holds it.
+void RoundDriver::write_run_input() {
+  if (tools_revision_ != registry_->revision()) {
+    tools_text_ = dump_json(registry_->advertise());
+    tools_revision_ = registry_->revision();
+  }
+  std::string& out = run_input_;
+  out.assign("{\"context\":");
+  write_json(out, options_.context);
+  out += ",\"forwardedProps\":";
+  write_json(out, options_.forwarded_props);
+  out += ",\"messages\":[";
+  bool first = true;
   for (std::size_t i = 0; i < thread_.size(); ++i) {
     const json& m = thread_.at(i);
     const auto* role = opt_string(m, "role");
-    if (role && *role == "activity")
-      continue;  // UI-only: never sent back (as the reference client)
-    messages.push_back(m);
+    if (role && *role == "activity") continue;  // UI-only: never sent back (as the reference client)
+    if (!first) out += ',';
+    first = false;
+    write_json(out, m);
   }
-  json run = {{"threadId", thread_.id()},
-              {"runId", run_id_},
-              {"state", thread_.state().is_null() ? json::object() : thread_.state()},
-              {"messages", std::move(messages)},
-              {"tools", registry_->advertise()},
-              {"context", options_.context},
-              {"forwardedProps", options_.forwarded_props}};
+  out += ']';
   if (!resume_.empty()) {
-    run["resume"] = std::move(resume_);
+    out += ",\"resume\":";
+    write_json(out, resume_);
     resume_ = json::array();
   }
-  changes_.push({{"kind", "round_started"}, {"round", rounds_}, {"runId", run_id_}});
-  step["run"] = std::move(run);
-  return step;
+  out += ",\"runId\":";
+  write_json_string(out, run_id_);
+  out += ",\"state\":";
+  if (thread_.state().is_null()) {
+    out += "{}";
+  } else {
+    write_json(out, thread_.state());
+  }
+  out += ",\"threadId\":";
+  write_json_string(out, thread_.id());
+  out += ",\"tools\":";
+  out += tools_text_;
+  out += '}';
+}
+
+std::string RoundDriver::step_text(const json& step) const {
+  if (!step.contains("run")) return dump_json(step);
+  std::string out = "{";
+  for (auto it = step.begin(); it != step.end(); ++it) {
+    if (out.size() > 1) out += ',';
+    write_json_string(out, it.key());
+    out += ':';
+    if (it.key() == "run") {
+      out += run_input_;
+    } else {
+      write_json(out, it.value());
+    }
+  }
+  out += '}';
+  return out;
 }
 
 json RoundDriver::end_turn(json step, std::string reason, std::string message, std::string code) {

@@ -3,7 +3,7 @@
 // results of the handlers it was asked to run; every call answers with a Step,
 // the JSON object that says what the host must do next:
 //
-//   {"run": RunAgentInput}            POST this and feed back the stream
+//   {"run": {"runId"}}                POST run_input() and feed back the stream
 //   {"execute": [{toolCallId, name, args, timeoutMs}, ...]}
 //                                     start these handlers now (each at most once)
 //   {"done": {"reason": "done" | "round_limit" | "aborted" | "run_error" | "cancelled",
@@ -12,6 +12,9 @@
 //
 // A step may carry several of these ("execute" and "run" never together).
 // What changed in the thread is drained separately with take_changes().
+// The RunAgentInput of a run is written as JSON text once, straight from the
+// thread (no copy of the messages is built): run_input() holds it, and
+// step_text() writes a step with it in place, as the host receives it.
 #pragma once
 
 #include <cstddef>
@@ -96,6 +99,11 @@ class RoundDriver {
   // After from_export(): the step that carries the turn on (may be empty).
   json continue_turn();
 
+  // The RunAgentInput of the run last started, as JSON text: the request body.
+  const std::string& run_input() const { return run_input_; }
+  // A step as JSON text, its "run" being the whole run_input().
+  std::string step_text(const json& step) const;
+
   json take_changes() { return changes_.take(); }
   std::string take_changes_text() { return changes_.take_text(); }  // the same, as JSON text
   // {phase, round, runId?, pendingApprovals:[...], pendingInterrupts:[...], running:[ids]}
@@ -127,6 +135,7 @@ class RoundDriver {
   };
 
   json start_run(json step = json::object());
+  void write_run_input();
   json after_run();
   json fail_run(std::string message, std::string code);
   json dispatch(const std::vector<std::string>& outstanding);
@@ -163,6 +172,9 @@ class RoundDriver {
 
   Phase phase_ = Phase::kIdle;
   std::string run_id_;
+  std::string run_input_;     // the RunAgentInput of run_id_, as JSON text
+  std::string tools_text_;    // the registry's advertise(), as JSON text...
+  std::uint64_t tools_revision_ = ~std::uint64_t{0};  // ...at this revision (none yet)
   int rounds_ = 0;  // follow-up runs sent in this turn
   std::uint64_t id_counter_ = 0;
   std::vector<Call> round_;                  // this round's client calls, in call order

@@ -430,6 +430,34 @@ class Harness {
     return gen_.pick({"i1", "i2", "i3"});
   }
 
+  // The request body, written as text straight from the thread, is the
+  // RunAgentInput a tree built from the same parts would dump to: the thread's
+  // messages but activity, the tools the registry advertises now, the options.
+  void check_run_input() {
+    const json input = json::parse(driver_->run_input(), nullptr, false);
+    AGUI_FUZZ_CHECK(input.is_object(), "run_input() is a JSON object");
+    json messages = json::array();
+    for (const auto& m : driver_->thread().messages()) {
+      const auto* role = str(m, "role");
+      if (role == nullptr || *role != "activity") messages.push_back(m);
+    }
+    const json state = driver_->thread().state();
+    json expected = {{"threadId", driver_->thread_id()},
+                     {"runId", last_run_},
+                     {"state", state.is_null() ? json::object() : state},
+                     {"messages", std::move(messages)},
+                     {"tools", registry_->advertise()},
+                     {"context", options_.context},
+                     {"forwardedProps", options_.forwarded_props}};
+    if (input.contains("resume")) {
+      AGUI_FUZZ_CHECK(input["resume"].is_array() && !input["resume"].empty(),
+                      "a resume is a non-empty list");
+      expected["resume"] = input["resume"];
+    }
+    AGUI_FUZZ_CHECK(agui::fuzz::dump(expected) == driver_->run_input(),
+                    "run_input() holds the thread, the tools and the options, as dump() writes them");
+  }
+
   void check_step(const json& step) {
     if (trace_) std::fprintf(stderr, "   step %s\n", agui::fuzz::dump(step).substr(0, 600).c_str());
     AGUI_FUZZ_CHECK(step.is_object(), "a step is an object");
@@ -440,8 +468,10 @@ class Harness {
     }
     AGUI_FUZZ_CHECK(!(step.contains("run") && step.contains("execute")),
                     "\"execute\" and \"run\" never together");
-    if (const auto* run = step.contains("run") ? str(step["run"], "runId") : nullptr)
+    if (const auto* run = step.contains("run") ? str(step["run"], "runId") : nullptr) {
       last_run_ = *run;
+      check_run_input();
+    }
     if (step.contains("execute")) {
       AGUI_FUZZ_CHECK(step["execute"].is_array() && !step["execute"].empty(), "execute is a list");
       for (const auto& x : step["execute"]) check_execute(x, step["execute"].size());

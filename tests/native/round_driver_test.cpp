@@ -40,7 +40,7 @@ TEST(RoundDriver, SendBuildsTheRunAgentInput) {
   opts.forwarded_props = {{"x", 1}};
   Harness h(opts);
   h.last_step = h.driver.send("Hello");
-  const json& run = h.run();
+  const json run = h.run();
   EXPECT_EQ(run["threadId"], "t1");
   EXPECT_TRUE(run["runId"].is_string());
   ASSERT_EQ(run["messages"].size(), 1u);
@@ -92,7 +92,7 @@ TEST(RoundDriver, OneToolRoundTrip) {
 
   h.last_step = h.driver.submit_result("c1", R"({"temp":21})");
   ASSERT_TRUE(h.last_step.contains("run"));
-  const json& msgs = h.run()["messages"];
+  const json msgs = h.run()["messages"];
   ASSERT_EQ(msgs.size(), 3u);  // user, assistant with the call, tool result
   EXPECT_EQ(msgs[2]["role"], "tool");
   EXPECT_EQ(msgs[2]["toolCallId"], "c1");
@@ -505,7 +505,7 @@ TEST(RoundDriver, NewMessageWhileCallsAreOutstandingClosesThemFirst) {
   h.play_call("c1", "delete_file", R"({"path":"/x"})");
   h.last_step = h.driver.send("never mind");
   ASSERT_TRUE(h.last_step.contains("run"));
-  const json& msgs = h.run()["messages"];
+  const json msgs = h.run()["messages"];
   ASSERT_EQ(msgs.size(), 4u);
   EXPECT_EQ(msgs[2]["role"], "tool");
   EXPECT_NE(msgs[2]["error"].get<std::string>().find("cancelled"), std::string::npos);

@@ -1,6 +1,8 @@
 // Helpers shared by the core's suites. See test_support.hpp.
 #include "test_support.hpp"
 
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -94,6 +96,12 @@ Harness::Harness(DriverOptions options, std::string thread_id)
 
 Harness::Harness(std::shared_ptr<ToolRegistry> reg, DriverOptions options, std::string thread_id)
     : registry(std::move(reg)), driver(registry, std::move(thread_id), std::move(options)) {}
+
+json Harness::run() const {
+  const json input = json::parse(driver.run_input());
+  EXPECT_EQ(input.at("runId"), last_step.at("run").at("runId")) << "the step's run is run_input()";
+  return input;
+}
 
 json Harness::play_raw(const std::vector<json>& events) {
   const std::string id = run_id();

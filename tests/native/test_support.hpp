@@ -42,8 +42,9 @@ struct Harness {
   explicit Harness(DriverOptions options = {}, std::string thread_id = "t1");
   Harness(std::shared_ptr<ToolRegistry> reg, DriverOptions options, std::string thread_id = "t1");
 
-  const json& run() const { return last_step.at("run"); }
-  std::string run_id() const { return run().at("runId").get<std::string>(); }
+  // The RunAgentInput the last step asked to POST (it throws when that step had no run).
+  json run() const;
+  std::string run_id() const { return last_step.at("run").at("runId").get<std::string>(); }
   // Feeds the events (already complete, with RUN_STARTED..RUN_FINISHED) and ends the stream.
   json play_raw(const std::vector<json>& events);
   // Wraps `events` in RUN_STARTED / RUN_FINISHED(outcome) for the current run.
