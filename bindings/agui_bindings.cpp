@@ -27,13 +27,13 @@ std::string error_text(ErrorCode code, const std::string& message) {
   return error_value(code, message).dump();
 }
 
-// Runs `body` (which returns JSON text) and turns anything thrown into an error
-// value. One out-of-line function holds the try/catch, so each entry point adds
-// only its own small body to the module.
-using Body = std::string (*)(void*);
+// Runs `body` (which returns JSON) and turns anything thrown into an error value.
+// One out-of-line function holds the try/catch and the serialisation, so each
+// entry point adds only its own small body to the module.
+using Body = json (*)(void*);
 std::string run_guarded(const char* where, Body body, void* context) {
   try {
-    return body(context);
+    return agui::dump_json(body(context));
   } catch (const std::bad_alloc&) {
     return error_text(ErrorCode::kLimitExceeded, std::string(where) + ": out of memory");
   } catch (const std::exception& e) {
@@ -43,21 +43,11 @@ std::string run_guarded(const char* where, Body body, void* context) {
   }
 }
 
-// `body` returns JSON, or JSON text already written.
 template <class F>
 std::string guarded(const char* where, F&& body) {
   using Fn = std::remove_reference_t<F>;
   return run_guarded(
-      where,
-      [](void* c) -> std::string {
-        auto value = (*static_cast<Fn*>(c))();
-        if constexpr (std::is_same_v<decltype(value), std::string>) {
-          return value;
-        } else {
-          return agui::dump_json(value);
-        }
-      },
-      &body);
+      where, [](void* c) -> json { return (*static_cast<Fn*>(c))(); }, &body);
 }
 
 // Parses JSON text handed in by the shim; `error` is set when it is not JSON.
@@ -200,36 +190,33 @@ class Driver {
     return step("continueTurn", [&] { return driver_->continue_turn(); });
   }
   // The change log is kept as JSON text already: handed over as it is.
+  // The request body of the run the last step started ({"run": {"runId"}}),
+  // written by the core: the shim posts this text as it is.
+  std::string runInput() const { return driver_ ? driver_->run_input() : std::string(); }
   std::string takeChanges() {
     return driver_ ? driver_->take_changes_text() : agui::dump_json(not_open("takeChanges"));
   }
   std::string status() {
-    return value("status", [&] { return driver_->status(); });
+    return step("status", [&] { return driver_->status(); });
   }
   std::string messages() {
-    return value("messages", [&] { return driver_->thread().messages(); });
+    return step("messages", [&] { return driver_->thread().messages(); });
   }
   std::string state() {
-    return value("state", [&] { return driver_->thread().state(); });
+    return step("state", [&] { return driver_->thread().state(); });
   }
   std::string exportThread() {
-    return value("thread.export", [&] { return driver_->export_thread(); });
+    return step("thread.export", [&] { return driver_->export_thread(); });
   }
 
  private:
   static json not_open(const char* where) {
     return error_value(ErrorCode::kInvalidState, std::string(where) + ": the runtime is not open");
   }
-  // A value the driver holds (status, messages, state, export).
-  template <class F>
-  std::string value(const char* where, F&& body) {
-    return guarded(where, [&]() -> json { return driver_ ? body() : not_open(where); });
-  }
-  // A step, its "run" written in place from the driver's run input.
   template <class F>
   std::string step(const char* where, F&& body) {
-    return guarded(where, [&]() -> std::string {
-      return driver_ ? driver_->step_text(body()) : agui::dump_json(not_open(where));
+    return guarded(where, [&]() -> json {
+      return driver_ ? body() : not_open(where);
     });
   }
 
@@ -284,6 +271,7 @@ EMSCRIPTEN_BINDINGS(agui_client_tools) {
       .function("cancelInterrupt", &Driver::cancelInterrupt)
       .function("abort", &Driver::abort)
       .function("continueTurn", &Driver::continueTurn)
+      .function("runInput", &Driver::runInput)
       .function("takeChanges", &Driver::takeChanges)
       .function("status", &Driver::status)
       .function("messages", &Driver::messages)

@@ -269,23 +269,6 @@ void RoundDriver::write_run_input() {
   out += '}';
 }
 
-std::string RoundDriver::step_text(const json& step) const {
-  if (!step.contains("run")) return dump_json(step);
-  std::string out = "{";
-  for (auto it = step.begin(); it != step.end(); ++it) {
-    if (out.size() > 1) out += ',';
-    write_json_string(out, it.key());
-    out += ':';
-    if (it.key() == "run") {
-      out += run_input_;
-    } else {
-      write_json(out, it.value());
-    }
-  }
-  out += '}';
-  return out;
-}
-
 json RoundDriver::end_turn(json step, std::string reason, std::string message, std::string code) {
   phase_ = Phase::kIdle;
   round_.clear();

@@ -13,8 +13,8 @@
 // A step may carry several of these ("execute" and "run" never together).
 // What changed in the thread is drained separately with take_changes().
 // The RunAgentInput of a run is written as JSON text once, straight from the
-// thread (no copy of the messages is built): run_input() holds it, and
-// step_text() writes a step with it in place, as the host receives it.
+// thread (no copy of the messages is built): run_input() holds it, and it is
+// the request body as it goes out, never parsed and re-written on the way.
 #pragma once
 
 #include <cstddef>
@@ -101,8 +101,6 @@ class RoundDriver {
 
   // The RunAgentInput of the run last started, as JSON text: the request body.
   const std::string& run_input() const { return run_input_; }
-  // A step as JSON text, its "run" being the whole run_input().
-  std::string step_text(const json& step) const;
 
   json take_changes() { return changes_.take(); }
   std::string take_changes_text() { return changes_.take_text(); }  // the same, as JSON text

@@ -97,7 +97,7 @@ export class Runtime {
   #run = null; // {runId, controller}
   #inflight = new Map(); // toolCallId -> AbortController
   #timers = new Map(); // key -> cancel function (approval and interrupt deadlines)
-  #lastInput = null;
+  #lastInput = null; // the last 'request' change: its input is parsed on demand
   #disposed = false;
   #unregisterFinalizer;
   #release;
@@ -199,7 +199,7 @@ export class Runtime {
 
   /** The last RunAgentInput this runtime sent (for debugging UIs). */
   get lastInput() {
-    return this.#lastInput;
+    return this.#lastInput?.input ?? null;
   }
 
   /** Calls `listener(change)` for every change; returns the unsubscribe function. */
@@ -317,17 +317,27 @@ export class Runtime {
     turn?.resolve({ ...done });
   }
 
-  #post(input) {
-    this.#lastInput = input;
+  #post({ runId }) {
+    // The body goes out as the core wrote it; it is parsed only if someone
+    // looks (lastInput, a 'request' change), once.
+    const body = this.#driver.runInput();
+    let input;
+    const request = {
+      kind: 'request',
+      get input() {
+        return (input ??= JSON.parse(body));
+      },
+    };
+    this.#lastInput = request;
     const controller = new AbortController();
-    const run = { runId: input.runId, controller };
+    const run = { runId, controller };
     this.#run = run;
-    this.#emit({ kind: 'request', input });
+    this.#emit(request);
     postRun({
       url: String(this.#options.url),
       headers: this.#options.headers,
       fetch: this.#fetch,
-      input,
+      body,
       controller,
       idleTimeoutMs: this.#options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       onBytes: (bytes) => {

@@ -1,4 +1,4 @@
-// The HTTP side of a run: POST the RunAgentInput, check the answer is an event
+// The HTTP side of a run: POST the RunAgentInput (JSON text), check the answer is an event
 // stream, and hand its bytes to the core as they arrive. Every failure becomes
 // one message that names what went wrong and where.
 import { schedule } from './timers.js';
@@ -29,7 +29,7 @@ function idleWatch(ms, onIdle) {
 }
 
 /**
- * @param {{url: string, headers?: Record<string,string>, fetch: typeof fetch, input: object,
+ * @param {{url: string, headers?: Record<string,string>, fetch: typeof fetch, body: string,
  *          controller: AbortController, idleTimeoutMs?: number, onBytes: (bytes: Uint8Array) => boolean,
  *          onEnd: () => void, onFailure: (message: string) => void}} run
  * The run's controller: aborting it cancels the request (the caller's abort),
@@ -52,13 +52,13 @@ export async function postRun({ controller, idleTimeoutMs = 0, url, onFailure, .
   }
 }
 
-async function stream({ url, headers, fetch, input, signal, watch, onBytes, onEnd, fail }) {
+async function stream({ url, headers, fetch, body, signal, watch, onBytes, onEnd, fail }) {
   let response;
   try {
     response = await fetch(url, {
       method: 'POST',
       headers: { ...headers, 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-      body: JSON.stringify(input),
+      body,
       signal,
     });
   } catch (error) {

@@ -81,7 +81,8 @@ export async function measureFloor({ turns, warmup = 30, calls }) {
 
 /**
  * The core's part of a round, through the raw embind Driver (same module): endOfStream (RUN_FINISHED seen) ->
- * execute step -> submitResult -> follow-up run step, each step and change list JSON.parsed as runtime.js does.
+ * execute step -> submitResult -> follow-up run step, each step and change list JSON.parsed and the request body taken
+ * (not parsed: it is posted as it is) as runtime.js does.
  */
 export async function measureCoreRounds({ turns, warmup = 30, calls }) {
   const core = await loadCore();
@@ -106,7 +107,9 @@ export async function measureCoreRounds({ turns, warmup = 30, calls }) {
       step = JSON.parse(driver.submitResult(call.toolCallId, JSON.stringify('ok')));
       JSON.parse(driver.takeChanges());
     }
+    const request = driver.runInput();
     if (t >= warmup) samples.push((performance.now() - t0) * 1000);
+    assert.ok(request.length > 0, 'the follow-up request body');
     assert.ok(step.run, 'the follow-up run');
     driver.delete();
   }

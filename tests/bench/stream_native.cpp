@@ -1,5 +1,6 @@
 // Native equivalent of bench path (a), for callgrind (tests/bench/profile.mjs native): one RoundDriver turn over a
-// generated SSE body, fed in 1-4 KB chunks, each step and the drained changes written as text as the bindings do.
+// generated SSE body, fed in 1-4 KB chunks, each step (with the request body it starts) and the drained changes
+// taken as text, as the bindings hand them to the shim.
 //   stream_native BODY.sse [repeats=1] [tool-round-calls=0]
 // With tool-round-calls > 0 it instead runs that many rounds of one no-op tool call (the round-overhead path).
 #include <chrono>
@@ -19,6 +20,12 @@ using agui::json;
 
 namespace {
 
+// What the bindings hand the shim for a step: its text, and the request body when it starts a run.
+std::size_t step_size(const agui::RoundDriver& driver, const json& step) {
+  const std::size_t text = step.dump(-1, ' ', false, json::error_handler_t::replace).size();
+  return step.contains("run") ? text + driver.run_input().size() : text;
+}
+
 std::string sse(const json& event) { return "data: " + event.dump() + "\n\n"; }
 
 std::size_t sink = 0;
@@ -27,14 +34,14 @@ std::size_t sink = 0;
 void stream_turn(const std::shared_ptr<agui::ToolRegistry>& registry, const std::string& body) {
   agui::RoundDriver driver(registry, "bench-thread");
   json step = driver.send(json("Summarise the permits."));
-  sink += driver.step_text(step).size();
+  sink += step_size(driver, step);
   sink += driver.take_changes_text().size();
   const std::string run_id = step["run"]["runId"].get<std::string>();
   const std::string head = sse({{"type", "RUN_STARTED"}, {"threadId", "bench-thread"}, {"runId", run_id}});
   const std::string tail =
       sse({{"type", "RUN_FINISHED"}, {"threadId", "bench-thread"}, {"runId", run_id}, {"outcome", {{"type", "success"}}}});
   auto feed = [&](std::string_view bytes) {
-    sink += driver.step_text(driver.feed(run_id, bytes)).size();
+    sink += step_size(driver, driver.feed(run_id, bytes));
     sink += driver.take_changes_text().size();
   };
   feed(head);
@@ -47,7 +54,7 @@ void stream_turn(const std::shared_ptr<agui::ToolRegistry>& registry, const std:
   }
   feed(tail);
   json done = driver.end_of_stream(run_id);
-  sink += driver.step_text(done).size();
+  sink += step_size(driver, done);
   sink += driver.take_changes_text().size();
   if (!done.contains("done")) std::cerr << "turn did not end: " << done.dump() << "\n";
 }
@@ -62,7 +69,7 @@ void tool_rounds(int rounds) {
   for (int r = 0; r < rounds; ++r) {
     agui::RoundDriver driver(registry, "bench-thread");
     json step = driver.send(json("go"));
-    sink += driver.step_text(step).size() + driver.take_changes_text().size();
+    sink += step_size(driver, step) + driver.take_changes_text().size();
     std::string run_id = step["run"]["runId"].get<std::string>();
     std::string bytes = sse({{"type", "RUN_STARTED"}, {"threadId", "bench-thread"}, {"runId", run_id}});
     bytes += sse({{"type", "TEXT_MESSAGE_START"}, {"messageId", "m1"}, {"role", "assistant"}});
@@ -73,19 +80,19 @@ void tool_rounds(int rounds) {
     bytes += sse({{"type", "TOOL_CALL_ARGS"}, {"toolCallId", "c1"}, {"delta", std::to_string(r) + "}"}});
     bytes += sse({{"type", "TOOL_CALL_END"}, {"toolCallId", "c1"}});
     bytes += sse({{"type", "RUN_FINISHED"}, {"threadId", "bench-thread"}, {"runId", run_id}, {"outcome", {{"type", "success"}}}});
-    sink += driver.step_text(driver.feed(run_id, bytes)).size() + driver.take_changes_text().size();
+    sink += step_size(driver, driver.feed(run_id, bytes)) + driver.take_changes_text().size();
     // The round: from the end of the stream to the follow-up run (what bench section 3 times in the browser path).
     step = driver.end_of_stream(run_id);
-    sink += driver.step_text(step).size() + driver.take_changes_text().size();
+    sink += step_size(driver, step) + driver.take_changes_text().size();
     const std::string call_id = step["execute"][0]["toolCallId"].get<std::string>();
     step = driver.submit_result(call_id, "\"ok\"");
-    sink += driver.step_text(step).size() + driver.take_changes_text().size();
+    sink += step_size(driver, step) + driver.take_changes_text().size();
     run_id = step["run"]["runId"].get<std::string>();
     std::string reply = sse({{"type", "RUN_STARTED"}, {"threadId", "bench-thread"}, {"runId", run_id}});
     reply += sse({{"type", "RUN_FINISHED"}, {"threadId", "bench-thread"}, {"runId", run_id}, {"outcome", {{"type", "success"}}}});
-    sink += driver.step_text(driver.feed(run_id, reply)).size() + driver.take_changes_text().size();
+    sink += step_size(driver, driver.feed(run_id, reply)) + driver.take_changes_text().size();
     step = driver.end_of_stream(run_id);
-    sink += driver.step_text(step).size() + driver.take_changes_text().size();
+    sink += step_size(driver, step) + driver.take_changes_text().size();
   }
 }
 

@@ -146,7 +146,7 @@ function coreStream(core, stream) {
   return { ms, changes };
 }
 
-// A tool round as runtime.js drives it; returns µs from endOfStream (RUN_FINISHED seen) to the follow-up step parsed.
+// A tool round as runtime.js drives it; returns µs from endOfStream (RUN_FINISHED seen) to the follow-up request body taken.
 function coreRound(core, registry, n) {
   const driver = new core.Driver(registry, 'bench-thread');
   JSON.parse(driver.open(JSON.stringify({ options: { repeatLimit: 0 } })));
@@ -160,8 +160,9 @@ function coreRound(core, registry, n) {
   JSON.parse(driver.takeChanges());
   step = JSON.parse(driver.submitResult(step.execute[0].toolCallId, JSON.stringify('ok')));
   JSON.parse(driver.takeChanges());
+  const request = step.run ? driver.runInput() : '';
   const us = (performance.now() - t0) * 1000;
-  if (!step.run) throw new Error('no follow-up run');
+  if (!request) throw new Error('no follow-up run');
   driver.delete();
   return us;
 }

@@ -358,7 +358,7 @@ TEST(Limits, ValuesAtTheDepthLimitAreSafeToCopyCompareAndDumpOnASmallStack) {
     h.driver.end_of_stream(id);
     h.last_step = h.driver.send("again");
     EXPECT_EQ(h.run()["state"], json::parse(nested(127)));
-    EXPECT_FALSE(h.driver.step_text(h.last_step).empty());
+    EXPECT_FALSE(h.driver.run_input().empty());
     EXPECT_FALSE(h.driver.export_thread().dump().empty());
     EXPECT_FALSE(h.driver.take_changes().dump().empty());
   });

@@ -4,7 +4,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { browserTools } from '../../js-shim/src/node.js';
-import { TEXT_REPLY, TEXT_DELTAS, SSE_VARIANTS_TEXT, replies } from '../support/scenarios.mjs';
+import { TEXT_REPLY, TEXT_DELTAS, SSE_VARIANTS_TEXT, EXACT_STATE_TEXT, replies } from '../support/scenarios.mjs';
 import {
   T, tool, startServer, open, record, toolCalls, toolMessages, resultOf, assertEveryCallAnsweredOnce,
   assertErrorResult, lastText, normalizeIds, routedFetch, sleep,
@@ -51,6 +51,22 @@ test('multi-round: get_location, then get_weather, then the reply; each round re
   assertServerAccepted(rt);
   assert.equal(rt.status.phase, 'idle');
   assert.deepEqual(rt.lastInput, runs[2].input, 'lastInput is the last RunAgentInput sent');
+});
+
+test('the request body is the JSON the core wrote: integers JavaScript cannot hold go back to the agent exactly', T, async (t) => {
+  const rt = await open(t, { url: server.url('exact_numbers'), tools: [tool('get_time', () => '12:00')] });
+  const seen = record(rt);
+  assert.deepEqual(await rt.send('what time is it?'), { reason: 'done' });
+  const requests = seen.of('request');
+  const runs = requestsOf(rt);
+  assert.equal(runs.length, 2, 'the first run and the follow-up with the result');
+  assert.ok(runs[1].body.includes(`"state":${EXACT_STATE_TEXT}`), `the state went back as it came: ${runs[1].body.slice(0, 400)}`);
+  // Parsed only when asked, once, and equal to what was sent.
+  assert.equal(rt.lastInput, rt.lastInput, 'lastInput is parsed once');
+  assert.deepEqual(rt.lastInput, JSON.parse(runs[1].body));
+  assert.equal(requests.length, 2);
+  assert.deepEqual(requests.map((c) => c.input.runId), runs.map((r) => r.input.runId), "each 'request' change carries its own input");
+  assert.equal(requests[1].input, rt.lastInput);
 });
 
 test('parallel: three calls run at once; results stay in call order though handlers finish in reverse', T, async (t) => {

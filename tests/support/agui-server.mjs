@@ -56,13 +56,14 @@ export async function startAguiServer({
     if (!match) return plain(res, 404, `no route ${url.pathname}; POST /agent/<scenario>`);
     if (req.method !== 'POST') return plain(res, 405, 'POST a RunAgentInput');
     const name = match[1] ? decodeURIComponent(match[1]) : defaultScenario;
-    const entry = { scenario: name, input: null, headers: req.headers, query: Object.fromEntries(url.searchParams),
+    const entry = { scenario: name, input: null, body: null, headers: req.headers, query: Object.fromEntries(url.searchParams),
       inputIssues: null, aborted: false, sent: [], error: null };
     requests.push(entry);
 
     let body;
     try {
       body = await readBody(req);
+      entry.body = body;
       entry.input = JSON.parse(body);
     } catch (err) {
       entry.error = `bad body: ${err.message}`;
@@ -248,7 +249,7 @@ export async function startAguiServer({
       return `${base}${path}${q.size ? `?${q}` : ''}`;
     },
     origin: base,
-    /** Every POST received, in order: {scenario, input, headers, query, inputIssues, aborted, sent, error}. */
+    /** Every POST received, in order: {scenario, input, body (the text), headers, query, inputIssues, aborted, sent, error}. */
     requests,
     threads,
     /** Responses the client closed before the server finished them (a cancelled fetch). */

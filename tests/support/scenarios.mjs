@@ -258,6 +258,19 @@ async function* state_counter(input, api) {
   yield* say(api, replies.counter(1));
 }
 
+// A state with integers a JavaScript number cannot hold (past 2^53, the int64 and
+// uint64 bounds), written as raw JSON text; a client call then has the tab send
+// that state back in the follow-up run, where the request's text shows whether
+// it came back exactly.
+export const EXACT_STATE_TEXT = '{"big":9007199254740993,"max":18446744073709551615,"min":-9223372036854775808}';
+async function* exact_numbers(input, api) {
+  const [done] = named(api, 'get_time');
+  if (done) return yield* say(api, ['The time tool said: ', describeResult(done.result)]);
+  yield api.runStarted();
+  await api.raw(`data: {"type":"STATE_SNAPSHOT","snapshot":${EXACT_STATE_TEXT}}\n\n`);
+  yield* callTool(api, 'get_time', { timezone: 'UTC' });
+}
+
 async function* http500(input, api) {
   api.status(500, 'boom');
 }
@@ -389,5 +402,5 @@ async function* every_event(input, api) {
 export const scenarios = {
   text, one_tool, one_tool_chunks, multi_round, parallel, pending_ids, pending_unknown,
   loop_forever, loop_same_args, approval, interrupt, disabled_tool, server_tool, snapshot_replay,
-  state_counter, http500, not_sse, truncated, slow, stall, run_error, malformed, sse_variants, every_event,
+  state_counter, exact_numbers, http500, not_sse, truncated, slow, stall, run_error, malformed, sse_variants, every_event,
 };
