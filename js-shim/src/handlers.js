@@ -1,6 +1,7 @@
 // Runs one tool handler: (args, ctx) in, exactly one outcome out. Whatever the
 // handler does (returns, throws, hangs, returns something JSON cannot encode),
 // the outcome is a result the model can read.
+import { AguiError } from './errors.js';
 import { schedule } from './timers.js';
 
 /** The text an error becomes: Error → its message; a string as is; anything else as JSON. */
@@ -34,13 +35,41 @@ export function serialiseResult(value) {
   return { content: text };
 }
 
+// The handler's ctx.signal, made when the handler first asks for it: node makes
+// every AbortSignal transferable (~12 µs each), and most handlers never look.
+function lazySignal() {
+  let controller = null;
+  let aborted = false;
+  let reason;
+  return {
+    get signal() {
+      if (!controller) {
+        controller = new AbortController();
+        if (aborted) controller.abort(reason);
+      }
+      return controller.signal;
+    },
+    abort(why) {
+      if (aborted) return;
+      aborted = true;
+      reason = why;
+      controller?.abort(why);
+    },
+  };
+}
+
 /**
+ * Starts `handler(call.args, ctx)`; `onSettled` gets its one outcome (a call
+ * past its timeoutMs settles as an error and its signal aborts). Returns
+ * stop(reason): nothing waits for this call any more (the turn was aborted or
+ * superseded): its timer is cancelled and ctx.signal aborts with `reason`.
  * @param {{handler: Function, call: {toolCallId: string, name: string, args: object,
- *          timeoutMs: number, threadId: string}, signal: AbortSignal,
- *          onSettled: (outcome: {content: string} | {error: string}) => void,
- *          onTimeout: () => void}} job
+ *          timeoutMs: number, threadId: string},
+ *          onSettled: (outcome: {content: string} | {error: string}) => void}} job
+ * @returns {(reason: Error) => void}
  */
-export function runHandler({ handler, call, signal, onSettled, onTimeout }) {
+export function runHandler({ handler, call, onSettled }) {
+  const abort = lazySignal();
   let settled = false;
   const settle = (outcome) => {
     if (settled) return;
@@ -50,21 +79,31 @@ export function runHandler({ handler, call, signal, onSettled, onTimeout }) {
   };
   const cancelTimer = schedule(call.timeoutMs, () => {
     settle({ error: `'${call.name}' timed out after ${call.timeoutMs} ms` });
-    onTimeout(); // tell the handler to stop; its late answer is ignored
+    // tell the handler to stop; its late answer is ignored
+    abort.abort(new AguiError('limit_exceeded', `timed out after ${call.timeoutMs} ms`));
   });
-  // Aborted (the turn was aborted or the runtime disposed): nothing waits for
-  // this handler any more, so its timer must not keep the process alive.
-  signal.addEventListener('abort', cancelTimer, { once: true });
+  const stop = (reason) => {
+    settled = true;
+    cancelTimer();
+    abort.abort(reason);
+  };
 
   if (typeof handler !== 'function') {
     settle({ error: `no handler is registered for '${call.name}' in this tab` });
-    return;
+    return stop;
   }
-  const ctx = Object.freeze({ threadId: call.threadId, toolCallId: call.toolCallId, signal });
+  const ctx = Object.freeze({
+    threadId: call.threadId,
+    toolCallId: call.toolCallId,
+    get signal() {
+      return abort.signal;
+    },
+  });
   Promise.resolve()
     .then(() => handler(call.args, ctx))
     .then(
       (value) => settle(serialiseResult(value)),
       (thrown) => settle({ error: describeThrown(thrown) }),
     );
+  return stop;
 }

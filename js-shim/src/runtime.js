@@ -95,7 +95,7 @@ export class Runtime {
   #subscribers = new Set();
   #turn = null; // {promise, resolve}
   #run = null; // {runId, controller}
-  #inflight = new Map(); // toolCallId -> AbortController
+  #inflight = new Map(); // toolCallId -> {stop}: the running handler's job
   #timers = new Map(); // key -> cancel function (approval and interrupt deadlines)
   #lastInput = null; // the last 'request' change: its input is parsed on demand
   #disposed = false;
@@ -360,15 +360,13 @@ export class Runtime {
   }
 
   #execute(call) {
-    const handler = this.#tools.handlers.get(call.name);
-    const controller = new AbortController();
-    this.#inflight.set(call.toolCallId, controller);
-    runHandler({
-      handler,
+    const job = { stop: null };
+    this.#inflight.set(call.toolCallId, job);
+    job.stop = runHandler({
+      handler: this.#tools.handlers.get(call.name),
       call,
-      signal: controller.signal,
       onSettled: (outcome) => {
-        if (this.#inflight.get(call.toolCallId) !== controller) return; // aborted or superseded
+        if (this.#inflight.get(call.toolCallId) !== job) return; // aborted or superseded
         this.#inflight.delete(call.toolCallId);
         if (this.#disposed) return;
         const text =
@@ -378,13 +376,13 @@ export class Runtime {
         const step = JSON.parse(text);
         if (!step.error) this.#carryOut(step); // a refused late answer is dropped by design
       },
-      onTimeout: () => controller.abort(new AguiError('limit_exceeded', `timed out after ${call.timeoutMs} ms`)),
     });
   }
 
   #cancelInflight(reason) {
-    for (const controller of this.#inflight.values()) controller.abort(new AguiError('invalid_state', reason));
+    const jobs = [...this.#inflight.values()];
     this.#inflight.clear();
+    for (const job of jobs) job.stop?.(new AguiError('invalid_state', reason));
   }
 
   // Approvals and interrupts never hang unseen: interrupts honour expiresAt,

@@ -126,6 +126,35 @@ test('per-tool timeoutMs: the call gets a timeout error, ctx.signal aborts, the 
   assert.equal(requestsOf(rt).length, 2, 'the late answer did not start another run');
 });
 
+test('ctx.signal first read after the call ended is already aborted, with the reason (timeout and abort)', T, async (t) => {
+  // The signal is made on first read; a handler that looks only after the call ended must still see why.
+  const late = [];
+  const readLate = (wait) => async (args, ctx) => {
+    await wait;
+    late.push({ aborted: ctx.signal.aborted, code: ctx.signal.reason?.code, message: ctx.signal.reason?.message });
+  };
+  const timedOut = deferred();
+  const { message } = await oneTool(t, readLate(timedOut.promise), { tool: { timeoutMs: 30 } });
+  assertErrorResult(message, /timed out after 30 ms/);
+  timedOut.resolve();
+  await sleep(5);
+  assert.deepEqual(late, [{ aborted: true, code: 'limit_exceeded', message: 'timed out after 30 ms' }]);
+
+  const gate = deferred();
+  const started = deferred();
+  const rt = await open(t, {
+    url: server.url('one_tool'),
+    tools: [tool('get_weather', (args, ctx) => (started.resolve(), readLate(gate.promise)(args, ctx)))],
+  });
+  const turn = rt.send('weather?');
+  await started.promise;
+  rt.abort('the user left');
+  assert.equal((await turn).reason, 'aborted');
+  gate.resolve();
+  await sleep(5);
+  assert.deepEqual(late[1], { aborted: true, code: 'invalid_state', message: 'the user left' });
+});
+
 test('defaultTimeoutMs applies to a tool without its own timeoutMs; a tool timeoutMs overrides it', T, async (t) => {
   const { message } = await oneTool(t, () => new Promise(() => {}), { defaultTimeoutMs: 40 });
   assertErrorResult(message, /timed out after 40 ms/);
