@@ -3,7 +3,7 @@
 // catches everything, and a failure comes back as {"error": {code, message}}:
 // no C++ exception ever reaches JavaScript.
 #include <emscripten/bind.h>
-#include <emscripten/emmalloc.h>
+#include <malloc.h>
 
 #include <memory>
 #include <string>
@@ -237,9 +237,8 @@ std::string error_codes() {
 // Bytes of the wasm heap in use by live allocations. The memory itself never
 // shrinks (WebAssembly cannot give pages back); this is what tests and the
 // bench read to see that a disposed runtime freed everything it held.
-double heap_in_use() {
-  return static_cast<double>(emmalloc_dynamic_heap_size() - emmalloc_free_dynamic_memory());
-}
+// mallinfo() answers for emmalloc (shipped) and dlmalloc (a bench variant) alike.
+double heap_in_use() { return static_cast<double>(mallinfo().uordblks); }
 
 }  // namespace
 

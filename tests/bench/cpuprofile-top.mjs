@@ -49,7 +49,7 @@ export function topFunctions(file, n = 20) {
     ['nlohmann dump (serializer)', /nlohmann.*(serializer|output_adapter|output_string)/],
     ['nlohmann values (construct, copy, destroy, initializer_list, lookups)', /nlohmann|json_ref|basic_json/],
     ['malloc/free (emmalloc)', /emmalloc|attempt_allocate|malloc|free|operator new|operator delete|sbrk/],
-    ['std::string / vector / tree primitives (not inlined at -Oz)', /std::__2::(basic_string|vector|__tree|__compressed_pair|char_traits|min|max|basic_string_view|allocator|__hash|unordered|pair|__split_buffer|map)|__memcpy|memcpy|memmove|memcmp|strlen|memset/],
+    ['std::string / vector / tree primitives (left out of line)', /std::__2::(basic_string|vector|__tree|__compressed_pair|char_traits|min|max|basic_string_view|allocator|__hash|unordered|pair|__split_buffer|map)|__memcpy|memcpy|memmove|memcmp|strlen|memset/],
     ['agui: SSE parser', /agui::SseParser/],
     ['agui: reducer, thread, driver, bindings', /agui::|\(anonymous namespace\)/],
   ];

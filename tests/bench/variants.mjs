@@ -1,5 +1,5 @@
 // Build-flag experiment behind the bench's fix proposals (not part of run.mjs; builds take minutes): compiles the
-// core + bindings with em++ into tests/out/variants/<name>/ (-Oz -flto as shipped, -O2 with emmalloc or dlmalloc, and
+// core + bindings with em++ into tests/out/variants/<name>/ (-Os -flto as shipped, -Oz -flto, -O2 with emmalloc or dlmalloc, and
 // a --profiling-funcs copy for size attribution and named profiles), then times the core alone (raw Driver: feed +
 // takeChanges + JSON.parse, as runtime.js does) on the 22k-event stream and on a tool round, interleaved.
 //   node tests/bench/variants.mjs [--build-only] [--reps=5]
@@ -24,7 +24,7 @@ const LINK = [
   '-sALLOW_MEMORY_GROWTH=1', '-sINITIAL_MEMORY=1MB', '-sFILESYSTEM=0', '-sDYNAMIC_EXECUTION=0', '-sTOTAL_STACK=256KB',
   '-sINCOMING_MODULE_JS_API=[wasmBinary,locateFile,instantiateWasm,print,printErr]', '-sTEXTDECODER=2', '-fwasm-exceptions',
 ];
-const OBJECTS = { oz: ['-Oz', '-flto'], o2: ['-O2'] };
+const OBJECTS = { oz: ['-Oz', '-flto'], os: ['-Os', '-flto'], o2: ['-O2'] };
 // Size experiment only: json_schema_regex.cpp without std::regex (patterns outside the linear-time matcher's subset
 // are refused), standing in for "lend the host's RegExp for the rest"; shows what <regex> and the locale it pulls in
 // cost. Written to tests/out, never to wasm/.
@@ -56,13 +56,14 @@ const RegexEngine& default_regex_engine() {
 `;
 
 const VARIANTS = [
-  { name: 'shipped-Oz-lto-emmalloc', objects: 'oz', link: ['-Oz', '-flto', '-sMALLOC=emmalloc'] },
-  { name: 'Oz-lto-emmalloc-names', objects: 'oz', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', '--profiling-funcs'] },
+  { name: 'shipped-Os-lto-emmalloc', objects: 'os', link: ['-Os', '-flto', '-sMALLOC=emmalloc'] },
+  { name: 'Os-lto-emmalloc-names', objects: 'os', link: ['-Os', '-flto', '-sMALLOC=emmalloc', '--profiling-funcs'] },
+  { name: 'Oz-lto-emmalloc', objects: 'oz', link: ['-Oz', '-flto', '-sMALLOC=emmalloc'] },
   { name: 'O2-emmalloc', objects: 'o2', link: ['-O2', '-sMALLOC=emmalloc'] },
   { name: 'O2-dlmalloc', objects: 'o2', link: ['-O2', '-sMALLOC=dlmalloc'] },
-  // The hot path (SSE, reducer, thread, driver, bindings) at -O2, the rest (validator, registry) at -Oz -flto.
-  { name: 'mixed-hot-O2-rest-Oz', objects: 'oz', hot: ['sse_parser', 'event_reducer', 'thread', 'round_driver', 'agui_bindings'], link: ['-Oz', '-flto', '-sMALLOC=emmalloc'] },
-  { name: 'Oz-lto-no-std-regex', objects: 'oz', link: ['-Oz', '-flto', '-sMALLOC=emmalloc'], replace: { json_schema_regex: 'no-std-regex' }, sizeOnly: true },
+  // The hot path (SSE, reducer, thread, driver, bindings) at -O2, the rest (validator, registry) at -Os -flto.
+  { name: 'mixed-hot-O2-rest-Os', objects: 'os', hot: ['sse_parser', 'event_reducer', 'thread', 'round_driver', 'agui_bindings'], link: ['-Os', '-flto', '-sMALLOC=emmalloc'] },
+  { name: 'Os-lto-no-std-regex', objects: 'os', link: ['-Os', '-flto', '-sMALLOC=emmalloc'], replace: { json_schema_regex: 'no-std-regex' }, sizeOnly: true },
 ];
 
 function sources() {
@@ -103,9 +104,9 @@ async function build() {
   // Replacement sources (size experiments), compiled with the variant's object flags.
   const replaced = path.join(OUT, 'src-no-std-regex.cpp');
   fs.writeFileSync(replaced, NO_STD_REGEX);
-  const replacedObj = path.join(OUT, 'obj-oz', 'no-std-regex.o');
+  const replacedObj = path.join(OUT, 'obj-os', 'no-std-regex.o');
   if (!fs.existsSync(replacedObj) || fs.statSync(replacedObj).mtimeMs < Math.max(stamp, fs.statSync(replaced).mtimeMs - 1000)) {
-    jobs.push(() => run('em++', ['-std=c++20', '-DNDEBUG', ...OBJECTS.oz, '-fwasm-exceptions', `-I${path.join(ROOT, 'wasm')}`, '-isystem', nlohmann, '-c', replaced, '-o', replacedObj], { env }));
+    jobs.push(() => run('em++', ['-std=c++20', '-DNDEBUG', ...OBJECTS.os, '-fwasm-exceptions', `-I${path.join(ROOT, 'wasm')}`, '-isystem', nlohmann, '-c', replaced, '-o', replacedObj], { env }));
   }
   await pool(jobs);
   for (const v of VARIANTS) {
@@ -114,7 +115,7 @@ async function build() {
     fs.mkdirSync(dir, { recursive: true });
     let objs = objects[v.objects];
     if (v.replace) objs = objs.map((o) => (path.basename(o, '.o') in v.replace ? replacedObj : o));
-    if (v.hot) objs = objs.map((o) => (v.hot.includes(path.basename(o, '.o')) ? o.replace('obj-oz', 'obj-o2') : o));
+    if (v.hot) objs = objs.map((o) => (v.hot.includes(path.basename(o, '.o')) ? o.replace('obj-os', 'obj-o2') : o));
     if (fs.existsSync(mjs) && fs.statSync(mjs).mtimeMs >= newest(objs)) continue;
     console.log(`linking ${v.name}...`);
     await run('em++', [...LINK, ...v.link, ...objs, '-o', mjs], { env, maxBuffer: 1 << 24 });
@@ -209,7 +210,7 @@ async function compare(reps) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   await build();
-  const names = path.join(OUT, 'Oz-lto-emmalloc-names/agui_core.wasm');
+  const names = path.join(OUT, 'Os-lto-emmalloc-names/agui_core.wasm');
   const size = analyse(names);
   console.log(`size attribution (${path.relative(ROOT, names)}, code section ${(size.sections.code / 1024).toFixed(1)} KB, data ${(size.sections.data / 1024).toFixed(1)} KB):`);
   for (const [cat, c] of size.categories) console.log(`  ${(c.bytes / 1024).toFixed(1).padStart(7)} KB ${((100 * c.bytes) / size.sections.code).toFixed(1).padStart(5)}%  ${cat}`);
