@@ -24,7 +24,13 @@ const LINK = [
   '-sALLOW_MEMORY_GROWTH=1', '-sINITIAL_MEMORY=1MB', '-sFILESYSTEM=0', '-sDYNAMIC_EXECUTION=0', '-sTOTAL_STACK=256KB',
   '-sINCOMING_MODULE_JS_API=[wasmBinary,locateFile,instantiateWasm,print,printErr]', '-sTEXTDECODER=2', '-fwasm-exceptions',
 ];
-const OBJECTS = { oz: ['-Oz', '-flto'], os: ['-Os', '-flto'], o2: ['-O2'] };
+// OWN: the core instantiates libc++'s templates itself, as CMakeLists.txt builds it (the prebuilt libc++.a in
+// Debian's frozen cache has them unoptimised); 'osExtern' is the shipped flags without that.
+const OWN = '-D_LIBCPP_DISABLE_EXTERN_TEMPLATE';
+const OBJECTS = {
+  os: ['-Os', '-flto', OWN], osExtern: ['-Os', '-flto'], oz: ['-Oz', '-flto', OWN], osNoLto: ['-Os', OWN],
+  o2: ['-O2', OWN], o2lto: ['-O2', '-flto', OWN],
+};
 // Size experiment only: json_schema_regex.cpp without std::regex (patterns outside the linear-time matcher's subset
 // are refused), standing in for "lend the host's RegExp for the rest"; shows what <regex> and the locale it pulls in
 // cost. Written to tests/out, never to wasm/.
@@ -58,7 +64,10 @@ const RegexEngine& default_regex_engine() {
 const VARIANTS = [
   { name: 'shipped-Os-lto-emmalloc', objects: 'os', link: ['-Os', '-flto', '-sMALLOC=emmalloc'] },
   { name: 'Os-lto-emmalloc-names', objects: 'os', link: ['-Os', '-flto', '-sMALLOC=emmalloc', '--profiling-funcs'] },
+  { name: 'Os-lto-libcxx-extern', objects: 'osExtern', link: ['-Os', '-flto', '-sMALLOC=emmalloc'] },
   { name: 'Oz-lto-emmalloc', objects: 'oz', link: ['-Oz', '-flto', '-sMALLOC=emmalloc'] },
+  { name: 'Os-nolto-emmalloc', objects: 'osNoLto', link: ['-Os', '-sMALLOC=emmalloc'] },
+  { name: 'O2-lto-emmalloc', objects: 'o2lto', link: ['-O2', '-flto', '-sMALLOC=emmalloc'] },
   { name: 'O2-emmalloc', objects: 'o2', link: ['-O2', '-sMALLOC=emmalloc'] },
   { name: 'O2-dlmalloc', objects: 'o2', link: ['-O2', '-sMALLOC=dlmalloc'] },
   // The hot path (SSE, reducer, thread, driver, bindings) at -O2, the rest (validator, registry) at -Os -flto.
