@@ -4,6 +4,7 @@
 // takeChanges + JSON.parse, as runtime.js does) on the 22k-event stream and on a tool round, interleaved.
 //   node tests/bench/variants.mjs [--build-only] [--reps=5]
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -89,6 +90,10 @@ async function pool(jobs, width = 2) {
   }));
 }
 
+// Objects live in a folder named by their set and flags, so changing a set's flags rebuilds it.
+const objDir = (set) =>
+  path.join(OUT, `obj-${set}-${crypto.createHash('sha256').update(OBJECTS[set].join(' ')).digest('hex').slice(0, 8)}`);
+
 async function build() {
   const nlohmann = path.join(OUT, 'nlohmann-only');
   fs.mkdirSync(nlohmann, { recursive: true });
@@ -99,7 +104,7 @@ async function build() {
   const objects = {};
   const jobs = [];
   for (const [set, flags] of Object.entries(OBJECTS)) {
-    const dir = path.join(OUT, `obj-${set}`);
+    const dir = objDir(set);
     fs.mkdirSync(dir, { recursive: true });
     objects[set] = srcs.map((src) => {
       const obj = path.join(dir, `${path.basename(src, '.cpp')}.o`);
@@ -113,7 +118,7 @@ async function build() {
   // Replacement sources (size experiments), compiled with the variant's object flags.
   const replaced = path.join(OUT, 'src-no-std-regex.cpp');
   fs.writeFileSync(replaced, NO_STD_REGEX);
-  const replacedObj = path.join(OUT, 'obj-os', 'no-std-regex.o');
+  const replacedObj = path.join(objDir('os'), 'no-std-regex.o');
   if (!fs.existsSync(replacedObj) || fs.statSync(replacedObj).mtimeMs < Math.max(stamp, fs.statSync(replaced).mtimeMs - 1000)) {
     jobs.push(() => run('em++', ['-std=c++20', '-DNDEBUG', ...OBJECTS.os, '-fwasm-exceptions', `-I${path.join(ROOT, 'wasm')}`, '-isystem', nlohmann, '-c', replaced, '-o', replacedObj], { env }));
   }
@@ -124,7 +129,7 @@ async function build() {
     fs.mkdirSync(dir, { recursive: true });
     let objs = objects[v.objects];
     if (v.replace) objs = objs.map((o) => (path.basename(o, '.o') in v.replace ? replacedObj : o));
-    if (v.hot) objs = objs.map((o) => (v.hot.includes(path.basename(o, '.o')) ? o.replace('obj-os', 'obj-o2') : o));
+    if (v.hot) objs = objs.map((o) => (v.hot.includes(path.basename(o, '.o')) ? path.join(objDir('o2'), path.basename(o)) : o));
     if (fs.existsSync(mjs) && fs.statSync(mjs).mtimeMs >= newest(objs)) continue;
     console.log(`linking ${v.name}...`);
     await run('em++', [...LINK, ...v.link, ...objs, '-o', mjs], { env, maxBuffer: 1 << 24 });

@@ -388,8 +388,8 @@ TEST(Security, AReloadMidStreamClosesTheRunsCallsAndNeverReusesAnId) {
   json step = d.send("again");
   EXPECT_NE(step["run"]["runId"], id);
   std::set<std::string> ids;
-  for (const auto& m : json::parse(d.run_input())["messages"])
-    EXPECT_TRUE(ids.insert(m["id"]).second) << m;
+  const json input = json::parse(d.run_input());  // held: the loop reads into it
+  for (const auto& m : input["messages"]) EXPECT_TRUE(ids.insert(m["id"]).second) << m;
 }
 
 TEST(Security, AnEditedExportIsRefusedWithAMessageNeverAThrow) {
