@@ -293,7 +293,7 @@ export interface Runtime {
   readonly messages: Message[];
   readonly state: Json;
   readonly status: Status;
-  /** The last RunAgentInput sent. */
+  /** The last RunAgentInput sent (parsed from the request body on first read, then the same object). */
   readonly lastInput: RunAgentInput | null;
   /** After restoring a thread with pending approvals or interrupts: the turn it continues. */
   readonly resumed?: Promise<TurnResult>;
