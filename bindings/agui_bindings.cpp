@@ -189,10 +189,10 @@ class Driver {
   std::string continueTurn() {
     return step("continueTurn", [&] { return driver_->continue_turn(); });
   }
-  // The change log is kept as JSON text already: handed over as it is.
   // The request body of the run the last step started ({"run": {"runId"}}),
   // written by the core: the shim posts this text as it is.
   std::string runInput() const { return driver_ ? driver_->run_input() : std::string(); }
+  // The change log is kept as JSON text already: handed over as it is.
   std::string takeChanges() {
     return driver_ ? driver_->take_changes_text() : agui::dump_json(not_open("takeChanges"));
   }
