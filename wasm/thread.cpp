@@ -113,26 +113,6 @@ void Thread::index(json& message) {
   }
 }
 
-void Thread::unindex(const json& message) {
-  if (const auto* id = string_field(message, "id")) {
-    auto it = by_id_.find(*id);
-    if (it != by_id_.end() && it->second == &message) by_id_.erase(it);
-  }
-  if (const auto* call_id = string_field(message, "toolCallId")) {
-    auto it = results_.find(*call_id);
-    if (it != results_.end() && it->second == &message) results_.erase(it);
-  }
-  auto calls = message.find("toolCalls");
-  if (calls != message.end() && calls->is_array()) {
-    for (const auto& call : *calls) {
-      if (const auto* call_id = string_field(call, "id")) {
-        auto it = calls_.find(*call_id);
-        if (it != calls_.end() && it->second.first == &message) calls_.erase(it);
-      }
-    }
-  }
-}
-
 json& Thread::append(json message) {
   order_.push_back(std::make_unique<json>(std::move(message)));
   json& stored = *order_.back();
@@ -176,19 +156,23 @@ json& Thread::add_tool_call(json& assistant, json call) {
   return stored;
 }
 
-void Thread::replace_all(std::vector<json> messages) {
-  order_.clear();
+void Thread::reindex() {
   by_id_.clear();
   calls_.clear();
   results_.clear();
+  for (auto& m : order_) index(*m);
+}
+
+void Thread::replace_all(std::vector<json> messages) {
+  order_.clear();
   order_.reserve(messages.size());
-  for (auto& m : messages) append(std::move(m));
+  for (auto& m : messages) order_.push_back(std::make_unique<json>(std::move(m)));
+  reindex();
 }
 
 json& Thread::replace(json& existing, json message) {
-  unindex(existing);
   existing = std::move(message);
-  index(existing);
+  reindex();
   return existing;
 }
 

@@ -83,9 +83,11 @@ class Thread {
   json& add_tool_call(json& assistant, json call);
   // Replaces the whole message list (MESSAGES_SNAPSHOT, import) and re-indexes.
   void replace_all(std::vector<json> messages);
-  // Replaces one message in place (same position): the old message's id, tool
-  // calls and place as a call's result leave the indices, the new one's enter.
-  // Returns the stored message (the same address as `existing`).
+  // Replaces one message in place (same position) and re-indexes the thread,
+  // so the indices are what indexing the messages afresh gives, also when
+  // another message shares an id with the old one (a snapshot can send the
+  // same tool call id twice). O(n): only an activity snapshot over another
+  // kind of message comes here. Returns the stored message (same address).
   json& replace(json& existing, json message);
 
   const json& state() const { return state_; }
@@ -93,7 +95,7 @@ class Thread {
 
  private:
   void index(json& message);
-  void unindex(const json& message);
+  void reindex();  // every index rebuilt from the messages, in order
 
   std::string id_;
   std::vector<std::unique_ptr<json>> order_;

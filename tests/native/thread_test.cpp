@@ -84,6 +84,20 @@ TEST(Thread, ReplaceDropsTheOldMessagesIndicesAndAddsTheNew) {
   EXPECT_EQ(t.size(), 2u);
 }
 
+TEST(Thread, ReplaceKeepsACallIdThatAnotherMessageAlsoHolds) {
+  // Found by fuzz_reducer: a snapshot with the call c5 in two assistant
+  // messages, then the one the index pointed at becomes an activity.
+  Thread t("t1");
+  t.replace_all({assistant_with_call("a1", "c5"), assistant_with_call("a2", "c5")});
+  json* a2 = t.find_message("a2");
+  ASSERT_EQ(t.find_tool_call("c5")->message, a2);  // the later holder, as indexing in order gives
+  t.replace(*a2, {{"id", "a2"}, {"role", "activity"}, {"content", json::object()}});
+  auto ref = t.find_tool_call("c5");
+  ASSERT_TRUE(ref.has_value()) << "a1 still holds c5";
+  EXPECT_EQ(ref->message, t.find_message("a1"));
+  EXPECT_EQ(ref->call()["id"], "c5");
+}
+
 TEST(Thread, MergeMetadataIsShallowLastWriteWins) {
   json target = {{"metadata", {{"a", 1}, {"b", {{"x", 1}}}}}};
   EXPECT_TRUE(merge_metadata(target, {{"metadata", {{"b", {{"y", 2}}}, {"c", 3}}}}));
