@@ -158,11 +158,6 @@ bool json_deeper_than(const json& value, std::size_t limit) {
   return false;
 }
 
-json Problem::to_json() const {
-  return json{{"kind", "problem"}, {"index", index},     {"eventType", event_type},
-              {"code", code},      {"message", message}, {"fatal", fatal}};
-}
-
 EventReducer::EventReducer(Thread& thread, ChangeLog& changes, ReducerLimits limits)
     : thread_(thread), changes_(changes), limits_(limits) {}
 
@@ -194,7 +189,12 @@ void EventReducer::begin_run(std::string run_id) {
 void EventReducer::problem(const std::string& type, std::string code, std::string message,
                            bool fatal) {
   Problem p{index_, type, std::move(code), std::move(message), fatal};
-  changes_.push(p.to_json());
+  changes_.record("problem")
+      .num("index", static_cast<long long>(p.index))
+      .str("eventType", p.event_type)
+      .str("code", p.code)
+      .str("message", p.message)
+      .flag("fatal", p.fatal);
   problems_.push_back(std::move(p));
   if (fatal) stop(problems_.back().message);
 }
@@ -307,12 +307,12 @@ bool EventReducer::apply_delta_fast(const FlatMember* members, std::size_t count
 
 void EventReducer::append_text(json& message, std::string_view id, std::string_view delta) {
   append_to(message["content"], delta);
-  changes_.push_delta("text_appended", "messageId", id, delta);
+  changes_.record("text_appended").str("messageId", id).str("delta", delta);
 }
 
 void EventReducer::append_args(json& function, std::string_view call_id, std::string_view delta) {
   append_to(function["arguments"], delta);
-  changes_.push_delta("tool_call_args", "toolCallId", call_id, delta);
+  changes_.record("tool_call_args").str("toolCallId", call_id).str("delta", delta);
 }
 
 void EventReducer::apply(const json& e) {
@@ -430,8 +430,7 @@ void EventReducer::apply_event(const json& e) {
       }
       ended_messages_.insert(*id);
       if (merge_metadata(*m, e))
-        changes_.push(
-            {{"kind", "metadata_merged"}, {"messageId", *id}, {"metadata", (*m)["metadata"]}});
+        changes_.record("metadata_merged").str("messageId", *id).value("metadata", (*m)["metadata"]);
       changes_.push("message_ended", "messageId", *id);
       break;
     }
@@ -468,9 +467,9 @@ void EventReducer::apply_event(const json& e) {
       }
       ended_calls_.insert(*id);
       if (merge_metadata(ref->call(), e))
-        changes_.push({{"kind", "metadata_merged"},
-                       {"toolCallId", *id},
-                       {"metadata", ref->call()["metadata"]}});
+        changes_.record("metadata_merged")
+            .str("toolCallId", *id)
+            .value("metadata", ref->call()["metadata"]);
       changes_.push("tool_call_ended", "toolCallId", *id);
       break;
     }
@@ -518,9 +517,9 @@ void EventReducer::apply_event(const json& e) {
       error_message_ =
           message ? *message : std::string("the run failed (RUN_ERROR without a message)");
       error_code_ = code ? *code : std::string();
-      json change = {{"kind", "run_error"}, {"message", error_message_}};
-      if (code) change["code"] = *code;
-      changes_.push(std::move(change));
+      auto change = changes_.record("run_error");
+      change.str("message", error_message_);
+      if (code) change.str("code", *code);
       break;
     }
     case Ev::kRaw:
@@ -567,11 +566,13 @@ void EventReducer::on_text_start(const json& e, const std::string& type, const s
   ended_messages_.erase(id);
   if (existing != nullptr) {
     if (merge_metadata(*existing, e))
-      changes_.push(
-          {{"kind", "metadata_merged"}, {"messageId", id}, {"metadata", (*existing)["metadata"]}});
+      changes_.record("metadata_merged").str("messageId", id).value("metadata", (*existing)["metadata"]);
     return;
   }
-  json message = {{"id", id}, {"content", ""}};
+  // Messages are built member by member: an initializer list copies each value twice.
+  json message = json::object();
+  message["id"] = id;
+  message["content"] = "";
   if (reasoning) {
     message["role"] = "reasoning";
   } else {
@@ -610,7 +611,7 @@ void EventReducer::on_text_content(const json& e, const std::string& type, const
     return;
   }
   if (merge_metadata(*m, e))
-    changes_.push({{"kind", "metadata_merged"}, {"messageId", id}, {"metadata", (*m)["metadata"]}});
+    changes_.record("metadata_merged").str("messageId", id).value("metadata", (*m)["metadata"]);
   append_text(*m, id, delta);
 }
 
@@ -634,19 +635,25 @@ void EventReducer::on_tool_start(const json& e, const std::string& type, const s
   }
   if (parent == nullptr) {
     std::string new_id = (parent_id && !thread_.find_message(*parent_id)) ? *parent_id : call_id;
-    json assistant = {{"id", new_id}, {"role", "assistant"}, {"toolCalls", json::array()}};
+    json assistant = json::object();
+    assistant["id"] = std::move(new_id);
+    assistant["role"] = "assistant";
+    assistant["toolCalls"] = json::array();
     if (const auto* sub = opt_string(e, "subagentRunId")) assistant["subagentRunId"] = *sub;
     parent = &thread_.append(std::move(assistant));
     changes_.push("message_added", "message", *parent);
   }
-  json call = {
-      {"id", call_id}, {"type", "function"}, {"function", {{"name", name}, {"arguments", ""}}}};
+  json call = json::object();
+  call["id"] = call_id;
+  call["type"] = "function";
+  json& function = call["function"];
+  function["name"] = name;
+  function["arguments"] = "";
   merge_metadata(call, e);
   json& stored = thread_.add_tool_call(*parent, std::move(call));
   open_calls_.insert(call_id);
   calls_started_.push_back(call_id);
-  changes_.push(
-      {{"kind", "tool_call_added"}, {"messageId", (*parent)["id"]}, {"toolCall", stored}});
+  changes_.record("tool_call_added").value("messageId", (*parent)["id"]).value("toolCall", stored);
 }
 
 void EventReducer::on_tool_args(const json& e, const std::string& type, const std::string& call_id,
@@ -679,8 +686,7 @@ void EventReducer::on_tool_args(const json& e, const std::string& type, const st
     return;
   }
   if (merge_metadata(call, e))
-    changes_.push(
-        {{"kind", "metadata_merged"}, {"toolCallId", call_id}, {"metadata", call["metadata"]}});
+    changes_.record("metadata_merged").str("toolCallId", call_id).value("metadata", call["metadata"]);
   append_args(call["function"], call_id, delta);
 }
 
@@ -800,10 +806,11 @@ void EventReducer::on_tool_result(const json& e, const std::string& type) {
             type + " for tool call '" + *call_id + "' not in the thread; applied");
   }
   const auto* role = opt_string(e, "role");
-  json message = {{"id", *message_id},
-                  {"role", role ? *role : std::string("tool")},
-                  {"toolCallId", *call_id},
-                  {"content", *content}};
+  json message = json::object();
+  message["id"] = *message_id;
+  message["role"] = role ? *role : std::string("tool");
+  message["toolCallId"] = *call_id;
+  message["content"] = *content;
   if (const auto* sub = opt_string(e, "subagentRunId")) message["subagentRunId"] = *sub;
   merge_metadata(message, e);
   json& stored = thread_.insert_result(std::move(message));

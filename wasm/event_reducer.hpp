@@ -28,7 +28,6 @@ struct Problem {
   std::string code;        // e.g. "unknown_message"
   std::string message;
   bool fatal = false;
-  json to_json() const;
 };
 
 enum class RunPhase { kNotStarted, kRunning, kFinished, kErrored };

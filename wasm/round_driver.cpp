@@ -40,11 +40,6 @@ std::string call_name(const json& call) {
   return name ? *name : std::string();
 }
 
-void add_execute(json& step, json call) {
-  if (!step.contains("execute")) step["execute"] = json::array();
-  step["execute"].push_back(std::move(call));
-}
-
 }  // namespace
 
 std::variant<DriverOptions, Error> DriverOptions::from_json(const json& o) {
@@ -189,9 +184,7 @@ json RoundDriver::send(const json& input) {
     // A new message supersedes the run in flight: its stream is abandoned (later
     // bytes for it are stale) and the calls it opened are closed.
     close_unanswered_client_calls("cancelled: a new message was sent before this call could run");
-    changes_.push({{"kind", "turn_ended"},
-                   {"reason", "aborted"},
-                   {"message", "superseded by a new message"}});
+    changes_.record("turn_ended").str("reason", "aborted").str("message", "superseded by a new message");
   }
   if (phase_ == Phase::kAwaiting) {
     // A new message while calls or interrupts are outstanding: close them first,
@@ -199,9 +192,7 @@ json RoundDriver::send(const json& input) {
     close_open_calls("cancelled: a new message was sent before this call finished");
     close_deferred_calls("cancelled: a new message was sent before this call could run");
     cancel_pending_interrupts("a new message was sent");
-    changes_.push({{"kind", "turn_ended"},
-                   {"reason", "aborted"},
-                   {"message", "superseded by a new message"}});
+    changes_.record("turn_ended").str("reason", "aborted").str("message", "superseded by a new message");
   }
   for (auto& m : incoming) {
     if (!opt_string(m, "id")) m["id"] = next_id("msg");
@@ -211,7 +202,7 @@ json RoundDriver::send(const json& input) {
   rounds_ = 0;
   repeat_key_.clear();
   repeat_count_ = 0;
-  changes_.push({{"kind", "turn_started"}});
+  changes_.record("turn_started");
   return start_run(std::move(step));
 }
 
@@ -221,8 +212,8 @@ json RoundDriver::start_run(json step) {
   reducer_.begin_run(run_id_);
   sse_ = std::make_unique<SseParser>(options_.sse);
   write_run_input();
-  changes_.push({{"kind", "round_started"}, {"round", rounds_}, {"runId", run_id_}});
-  step["run"] = json{{"runId", run_id_}};
+  changes_.record("round_started").num("round", rounds_).str("runId", run_id_);
+  step["run"]["runId"] = run_id_;
   return step;
 }
 
@@ -272,13 +263,15 @@ void RoundDriver::write_run_input() {
 json RoundDriver::end_turn(json step, std::string reason, std::string message, std::string code) {
   phase_ = Phase::kIdle;
   round_.clear();
-  json done = {{"reason", reason}};
+  json& done = step["done"];
+  done["reason"] = reason;
   if (!message.empty()) done["message"] = message;
   if (!code.empty()) done["code"] = code;
-  json change = {{"kind", "turn_ended"}, {"reason", reason}};
-  if (!message.empty()) change["message"] = message;
-  changes_.push(std::move(change));
-  step["done"] = std::move(done);
+  {
+    auto change = changes_.record("turn_ended");
+    change.str("reason", reason);
+    if (!message.empty()) change.str("message", message);
+  }
   return step;
 }
 
@@ -506,10 +499,10 @@ json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
     cur.args = std::move(args);
     if (tool->needs_approval()) {
       cur.status = CallStatus::kPendingApproval;
-      changes_.push({{"kind", "tool_call_status"},
-                     {"toolCallId", cur.id},
-                     {"name", cur.name},
-                     {"status", "pending_approval"}});
+      changes_.record("tool_call_status")
+          .str("toolCallId", cur.id)
+          .str("name", cur.name)
+          .str("status", "pending_approval");
       changes_.push("approval_requested", "approval", approval_json(cur));
       continue;
     }
@@ -545,12 +538,9 @@ void RoundDriver::answer(Call& call, std::string content, std::optional<std::str
   call.status = CallStatus::kAnswered;
   call.content = std::move(content);
   call.error = std::move(error);
-  json change = {{"kind", "tool_call_status"},
-                 {"toolCallId", call.id},
-                 {"name", call.name},
-                 {"status", call.error ? "error" : "done"}};
-  if (call.error) change["error"] = *call.error;
-  changes_.push(std::move(change));
+  auto change = changes_.record("tool_call_status");
+  change.str("toolCallId", call.id).str("name", call.name).str("status", call.error ? "error" : "done");
+  if (call.error) change.str("error", *call.error);
 }
 
 void RoundDriver::answer_with_error(Call& call, const std::string& message, json details) {
@@ -561,8 +551,11 @@ void RoundDriver::answer_with_error(Call& call, const std::string& message, json
 
 void RoundDriver::append_tool_message(const std::string& call_id, const std::string& content,
                                       const std::optional<std::string>& error) {
-  json message = {
-      {"id", next_id("tool")}, {"role", "tool"}, {"toolCallId", call_id}, {"content", content}};
+  json message = json::object();
+  message["id"] = next_id("tool");
+  message["role"] = "tool";
+  message["toolCallId"] = call_id;
+  message["content"] = content;
   if (error) message["error"] = *error;
   json& stored = thread_.insert_result(std::move(message));
   changes_.push("tool_result", "message", stored);
@@ -649,15 +642,19 @@ json RoundDriver::issue_details(const std::vector<SchemaIssue>& issues) {
 
 void RoundDriver::start_handler(Call& call, const Tool& tool, json& step) {
   call.status = CallStatus::kRunning;
-  changes_.push({{"kind", "tool_call_status"},
-                 {"toolCallId", call.id},
-                 {"name", call.name},
-                 {"status", "running"}});
-  add_execute(step, {{"toolCallId", call.id},
-                     {"name", call.name},
-                     {"args", call.args},
-                     {"timeoutMs", tool.spec.timeout_ms.value_or(options_.default_timeout_ms)},
-                     {"threadId", thread_.id()}});
+  changes_.record("tool_call_status")
+      .str("toolCallId", call.id)
+      .str("name", call.name)
+      .str("status", "running");
+  // Built member by member: an initializer list would copy each value twice.
+  json& execute = step["execute"];
+  if (!execute.is_array()) execute = json::array();
+  json& entry = execute.emplace_back(json::object());
+  entry["toolCallId"] = call.id;
+  entry["name"] = call.name;
+  entry["args"] = call.args;
+  entry["timeoutMs"] = tool.spec.timeout_ms.value_or(options_.default_timeout_ms);
+  entry["threadId"] = thread_.id();
 }
 
 json RoundDriver::approve(std::string_view thread_id, std::string_view tool_call_id) {
@@ -730,9 +727,7 @@ json RoundDriver::resolve_interrupt(std::string_view interrupt_id, json payload)
   if (!payload.is_null()) entry["payload"] = std::move(payload);
   resume_.push_back(std::move(entry));
   interrupts_.erase(it);
-  changes_.push({{"kind", "interrupt_answered"},
-                 {"interruptId", std::string(interrupt_id)},
-                 {"status", "resolved"}});
+  changes_.record("interrupt_answered").str("interruptId", interrupt_id).str("status", "resolved");
   if (!interrupts_.empty()) return json::object();
   return start_run();  // a resume is not a tool round: it does not count toward the cap
 }
@@ -747,9 +742,7 @@ json RoundDriver::cancel_interrupt(std::string_view interrupt_id, std::string re
   if (!reason.empty()) entry["payload"] = json{{"reason", reason}};
   resume_.push_back(std::move(entry));
   interrupts_.erase(it);
-  changes_.push({{"kind", "interrupt_answered"},
-                 {"interruptId", std::string(interrupt_id)},
-                 {"status", "cancelled"}});
+  changes_.record("interrupt_answered").str("interruptId", interrupt_id).str("status", "cancelled");
   if (!interrupts_.empty()) return json::object();
   return start_run();
 }
@@ -759,9 +752,9 @@ json RoundDriver::cancel_pending_interrupts(const std::string& reason) {
     resume_.push_back({{"interruptId", i.interrupt["id"]},
                        {"status", "cancelled"},
                        {"payload", {{"reason", reason}}}});
-    changes_.push({{"kind", "interrupt_answered"},
-                   {"interruptId", i.interrupt["id"]},
-                   {"status", "cancelled"}});
+    changes_.record("interrupt_answered")
+        .value("interruptId", i.interrupt["id"])
+        .str("status", "cancelled");
   }
   interrupts_.clear();
   return json::object();

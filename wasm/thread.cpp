@@ -7,44 +7,43 @@
 
 namespace agui {
 
-void ChangeLog::separate() {
+ChangeLog::Record ChangeLog::record(std::string_view kind) {
   if (count_++ != 0) text_ += ',';
-}
-
-void ChangeLog::begin_record(std::string_view kind) {
-  separate();
   text_ += "{\"kind\":";
   write_json_string(text_, kind);
+  return Record(*this);
 }
 
-void ChangeLog::member(std::string_view key) {
-  text_ += ',';
-  write_json_string(text_, key);
-  text_ += ':';
+void ChangeLog::Record::key(std::string_view key) {
+  log_.text_ += ',';
+  write_json_string(log_.text_, key);
+  log_.text_ += ':';
 }
 
-void ChangeLog::push(const json& change) {
-  separate();
-  // As the bindings dump every value: a stray invalid byte becomes U+FFFD
-  // rather than an exception in the middle of a stream.
-  write_json(text_, change);
+ChangeLog::Record& ChangeLog::Record::str(std::string_view key, std::string_view value) {
+  this->key(key);
+  write_json_string(log_.text_, value);
+  return *this;
 }
 
-void ChangeLog::push(std::string_view kind, std::string_view key, const json& value) {
-  begin_record(kind);
-  member(key);
-  write_json(text_, value);
-  text_ += '}';
+ChangeLog::Record& ChangeLog::Record::num(std::string_view key, long long value) {
+  this->key(key);
+  log_.text_ += std::to_string(value);
+  return *this;
 }
 
-void ChangeLog::push_delta(std::string_view kind, std::string_view id_key, std::string_view id,
-                           std::string_view delta) {
-  begin_record(kind);
-  member(id_key);
-  write_json_string(text_, id);
-  member("delta");
-  write_json_string(text_, delta);
-  text_ += '}';
+ChangeLog::Record& ChangeLog::Record::flag(std::string_view key, bool value) {
+  this->key(key);
+  log_.text_ += value ? "true" : "false";
+  return *this;
+}
+
+// As the bindings dump every value: a stray invalid byte becomes U+FFFD rather
+// than an exception in the middle of a stream.
+ChangeLog::Record& ChangeLog::Record::value(std::string_view key, const json& value) {
+  this->key(key);
+  write_json(log_.text_, value);
+  return *this;
 }
 
 std::string ChangeLog::take_text() {

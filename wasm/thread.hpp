@@ -23,12 +23,31 @@ using json = nlohmann::json;
 // array to parse, and nothing is built twice.
 class ChangeLog {
  public:
-  void push(const json& change);
-  // {"kind": kind, key: value}, written without copying `value` into a record.
-  void push(std::string_view kind, std::string_view key, const json& value);
-  // {"kind": kind, id_key: id, "delta": delta}, written without building it.
-  void push_delta(std::string_view kind, std::string_view id_key, std::string_view id,
-                  std::string_view delta);
+  // One record, written as it is built and closed at the end of the statement
+  // that made it (or of the scope that names it):
+  //   changes_.record("tool_call_status").str("toolCallId", id).str("status", "running");
+  // No record may be started while another is open.
+  class Record {
+   public:
+    Record(const Record&) = delete;
+    Record& operator=(const Record&) = delete;
+    ~Record() { log_.text_ += '}'; }
+    Record& str(std::string_view key, std::string_view value);
+    Record& num(std::string_view key, long long value);
+    Record& flag(std::string_view key, bool value);
+    Record& value(std::string_view key, const json& value);  // written from where it is
+
+   private:
+    friend class ChangeLog;
+    explicit Record(ChangeLog& log) : log_(log) {}
+    void key(std::string_view key);
+    ChangeLog& log_;
+  };
+  Record record(std::string_view kind);
+  // {"kind": kind, key: value}
+  void push(std::string_view kind, std::string_view key, const json& value) {
+    record(kind).value(key, value);
+  }
   bool empty() const { return count_ == 0; }
   std::size_t size() const { return count_; }
   // Hands over everything recorded since the last take, as a JSON array's text.
@@ -37,9 +56,6 @@ class ChangeLog {
   json take();
 
  private:
-  void separate();                           // the comma before every record but the first
-  void begin_record(std::string_view kind);  // {"kind": kind
-  void member(std::string_view key);         // , "key":
   std::string text_ = "[";
   std::size_t count_ = 0;
 };

@@ -107,12 +107,31 @@ TEST(Thread, MergeMetadataIsShallowLastWriteWins) {
 
 TEST(ChangeLog, TakeDrains) {
   ChangeLog log;
-  log.push({{"kind", "a"}});
-  log.push({{"kind", "b"}});
+  log.record("a");
+  log.record("b");
   json taken = log.take();
   EXPECT_EQ(taken.size(), 2u);
   EXPECT_TRUE(log.empty());
   EXPECT_EQ(log.take(), json::array());
+}
+
+TEST(ChangeLog, RecordsAreWrittenAsTheyAreBuilt) {
+  ChangeLog log;
+  log.record("r1").str("s", "a \"quoted\"\nline").num("n", -42).flag("f", true).value("v", {{"x", {1, 2}}});
+  {
+    auto r = log.record("r2");
+    r.str("first", "1");
+    if (log.size() == 2) r.str("second", "2");  // fields added under a condition, closed at scope end
+  }
+  log.push("r3", "bad", json(std::string("ok\xff")));  // invalid UTF-8 becomes U+FFFD, as dump(replace) does
+  const std::string text = log.take_text();
+  json taken = json::parse(text);  // one well-formed array
+  ASSERT_EQ(taken.size(), 3u);
+  EXPECT_EQ(taken[0], (json{{"kind", "r1"}, {"s", "a \"quoted\"\nline"}, {"n", -42}, {"f", true},
+                            {"v", {{"x", {1, 2}}}}}));
+  EXPECT_EQ(taken[1], (json{{"kind", "r2"}, {"first", "1"}, {"second", "2"}}));
+  EXPECT_EQ(taken[2]["bad"], "ok\xEF\xBF\xBD");
+  EXPECT_EQ(text.rfind("[{\"kind\":\"r1\"", 0), 0u) << "kind comes first: " << text;
 }
 
 }  // namespace
