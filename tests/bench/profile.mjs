@@ -143,7 +143,7 @@ async function windowSplit(calls = 1, turns = 600) {
 }
 
 async function namesCore(what, a, b) {
-  const dir = path.join(OUT, 'variants/Os-lto-emmalloc-names');
+  const dir = path.join(OUT, 'variants/shipped-names');
   if (!fs.existsSync(path.join(dir, 'agui_core.mjs'))) throw new Error('build it first: node tests/bench/variants.mjs --build-only');
   const { default: create } = await import(path.join(dir, 'agui_core.mjs'));
   const core = await create({ wasmBinary: fs.readFileSync(path.join(dir, 'agui_core.wasm')) });

@@ -1,6 +1,7 @@
 // Build-flag experiment behind the bench's fix proposals (not part of run.mjs; builds take minutes): compiles the
-// core + bindings with em++ into tests/out/variants/<name>/ (-Os -flto as shipped, -Oz -flto, -O2 with emmalloc or dlmalloc, and
-// a --profiling-funcs copy for size attribution and named profiles), then times the core alone (raw Driver: feed +
+// core + bindings with em++ into tests/out/variants/<name>/ (-Oz -finline-functions -flto as shipped, the same
+// without -finline-functions as Emscripten 3.1.6 gives -Oz and -Os, -Os with inlining, -O2 -flto, and a
+// --profiling-funcs copy for size attribution and named profiles), then times the core alone (raw Driver: feed +
 // takeChanges + JSON.parse, as runtime.js does) on the 22k-event stream and on a tool round, interleaved.
 //   node tests/bench/variants.mjs [--build-only] [--reps=5]
 import { execFile } from 'node:child_process';
@@ -26,11 +27,13 @@ const LINK = [
   '-sINCOMING_MODULE_JS_API=[wasmBinary,locateFile,instantiateWasm,print,printErr]', '-sTEXTDECODER=2', '-fwasm-exceptions',
 ];
 // OWN: the core instantiates libc++'s templates itself, as CMakeLists.txt builds it (the prebuilt libc++.a in
-// Debian's frozen cache has them unoptimised); 'osExtern' is the shipped flags without that.
+// Debian's frozen cache has them unoptimised); 'shippedExtern' is the shipped flags without that.
+// INLINE: Emscripten 3.1.6 adds -fno-inline-functions for -Os and -Oz (LLVM inlines nothing); the shipped flags undo it.
 const OWN = '-D_LIBCPP_DISABLE_EXTERN_TEMPLATE';
+const INLINE = '-finline-functions';
 const OBJECTS = {
-  os: ['-Os', '-flto', OWN], osExtern: ['-Os', '-flto'], oz: ['-Oz', '-flto', OWN], osNoLto: ['-Os', OWN],
-  o2: ['-O2', OWN], o2lto: ['-O2', '-flto', OWN],
+  shipped: ['-Oz', INLINE, '-flto', OWN], shippedExtern: ['-Oz', INLINE, '-flto'], oz: ['-Oz', '-flto', OWN],
+  os: ['-Os', '-flto', OWN], osInline: ['-Os', INLINE, '-flto', OWN], o2lto: ['-O2', '-flto', OWN],
 };
 // Size experiment only: json_schema_regex.cpp without std::regex (patterns outside the linear-time matcher's subset
 // are refused), standing in for "lend the host's RegExp for the rest"; shows what <regex> and the locale it pulls in
@@ -63,17 +66,14 @@ const RegexEngine& default_regex_engine() {
 `;
 
 const VARIANTS = [
-  { name: 'shipped-Os-lto-emmalloc', objects: 'os', link: ['-Os', '-flto', '-sMALLOC=emmalloc'] },
-  { name: 'Os-lto-emmalloc-names', objects: 'os', link: ['-Os', '-flto', '-sMALLOC=emmalloc', '--profiling-funcs'] },
-  { name: 'Os-lto-libcxx-extern', objects: 'osExtern', link: ['-Os', '-flto', '-sMALLOC=emmalloc'] },
-  { name: 'Oz-lto-emmalloc', objects: 'oz', link: ['-Oz', '-flto', '-sMALLOC=emmalloc'] },
-  { name: 'Os-nolto-emmalloc', objects: 'osNoLto', link: ['-Os', '-sMALLOC=emmalloc'] },
-  { name: 'O2-lto-emmalloc', objects: 'o2lto', link: ['-O2', '-flto', '-sMALLOC=emmalloc'] },
-  { name: 'O2-emmalloc', objects: 'o2', link: ['-O2', '-sMALLOC=emmalloc'] },
-  { name: 'O2-dlmalloc', objects: 'o2', link: ['-O2', '-sMALLOC=dlmalloc'] },
-  // The hot path (SSE, reducer, thread, driver, bindings) at -O2, the rest (validator, registry) at -Os -flto.
-  { name: 'mixed-hot-O2-rest-Os', objects: 'os', hot: ['sse_parser', 'event_reducer', 'thread', 'round_driver', 'agui_bindings'], link: ['-Os', '-flto', '-sMALLOC=emmalloc'] },
-  { name: 'Os-lto-no-std-regex', objects: 'os', link: ['-Os', '-flto', '-sMALLOC=emmalloc'], replace: { json_schema_regex: 'no-std-regex' }, sizeOnly: true },
+  { name: 'shipped-Oz-inline-lto', objects: 'shipped', link: ['-Oz', '-flto', '-sMALLOC=emmalloc'] },
+  { name: 'shipped-names', objects: 'shipped', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', '--profiling-funcs'] },
+  { name: 'shipped-libcxx-extern', objects: 'shippedExtern', link: ['-Oz', '-flto', '-sMALLOC=emmalloc'] },
+  { name: 'Oz-lto-no-inlining', objects: 'oz', link: ['-Oz', '-flto', '-sMALLOC=emmalloc'] },
+  { name: 'Os-lto-no-inlining', objects: 'os', link: ['-Os', '-flto', '-sMALLOC=emmalloc'] },
+  { name: 'Os-inline-lto', objects: 'osInline', link: ['-Os', '-flto', '-sMALLOC=emmalloc'] },
+  { name: 'O2-lto', objects: 'o2lto', link: ['-O2', '-flto', '-sMALLOC=emmalloc'] },
+  { name: 'shipped-no-std-regex', objects: 'shipped', link: ['-Oz', '-flto', '-sMALLOC=emmalloc'], replace: { json_schema_regex: 'no-std-regex' }, sizeOnly: true },
 ];
 
 function sources() {
@@ -118,9 +118,9 @@ async function build() {
   // Replacement sources (size experiments), compiled with the variant's object flags.
   const replaced = path.join(OUT, 'src-no-std-regex.cpp');
   fs.writeFileSync(replaced, NO_STD_REGEX);
-  const replacedObj = path.join(objDir('os'), 'no-std-regex.o');
+  const replacedObj = path.join(objDir('shipped'), 'no-std-regex.o');
   if (!fs.existsSync(replacedObj) || fs.statSync(replacedObj).mtimeMs < Math.max(stamp, fs.statSync(replaced).mtimeMs - 1000)) {
-    jobs.push(() => run('em++', ['-std=c++20', '-DNDEBUG', ...OBJECTS.os, '-fwasm-exceptions', `-I${path.join(ROOT, 'wasm')}`, '-isystem', nlohmann, '-c', replaced, '-o', replacedObj], { env }));
+    jobs.push(() => run('em++', ['-std=c++20', '-DNDEBUG', ...OBJECTS.shipped, '-fwasm-exceptions', `-I${path.join(ROOT, 'wasm')}`, '-isystem', nlohmann, '-c', replaced, '-o', replacedObj], { env }));
   }
   await pool(jobs);
   for (const v of VARIANTS) {
@@ -129,7 +129,6 @@ async function build() {
     fs.mkdirSync(dir, { recursive: true });
     let objs = objects[v.objects];
     if (v.replace) objs = objs.map((o) => (path.basename(o, '.o') in v.replace ? replacedObj : o));
-    if (v.hot) objs = objs.map((o) => (v.hot.includes(path.basename(o, '.o')) ? path.join(objDir('o2'), path.basename(o)) : o));
     if (fs.existsSync(mjs) && fs.statSync(mjs).mtimeMs >= newest(objs)) continue;
     console.log(`linking ${v.name}...`);
     await run('em++', [...LINK, ...v.link, ...objs, '-o', mjs], { env, maxBuffer: 1 << 24 });
@@ -224,7 +223,7 @@ async function compare(reps) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   await build();
-  const names = path.join(OUT, 'Os-lto-emmalloc-names/agui_core.wasm');
+  const names = path.join(OUT, 'shipped-names/agui_core.wasm');
   const size = analyse(names);
   console.log(`size attribution (${path.relative(ROOT, names)}, code section ${(size.sections.code / 1024).toFixed(1)} KB, data ${(size.sections.data / 1024).toFixed(1)} KB):`);
   for (const [cat, c] of size.categories) console.log(`  ${(c.bytes / 1024).toFixed(1).padStart(7)} KB ${((100 * c.bytes) / size.sections.code).toFixed(1).padStart(5)}%  ${cat}`);
