@@ -35,24 +35,27 @@ function idleWatch(ms, onIdle) {
  * The run's controller: aborting it cancels the request (the caller's abort),
  * and so does an agent gone quiet for idleTimeoutMs (reported as a failure).
  */
-export async function postRun({ controller, idleTimeoutMs = 0, url, onFailure, ...rest }) {
+export async function postRun(run) {
+  const { controller, idleTimeoutMs = 0, url, onFailure } = run;
   let idle = false;
   const watch = idleWatch(idleTimeoutMs, () => {
     idle = true;
     controller.abort();
   });
+  const { signal } = controller;
   const fail = (message) => {
     if (idle) onFailure(`the agent at ${url} sent nothing for ${idleTimeoutMs} ms (idleTimeoutMs)`);
-    else if (!controller.signal.aborted) onFailure(message);
+    else if (!signal.aborted) onFailure(message);
   };
   try {
-    await stream({ ...rest, url, signal: controller.signal, watch, fail });
+    // (run is passed as it is: copying it with a spread cost more than the rest of this function)
+    await stream(run, signal, watch, fail);
   } finally {
     watch.stop();
   }
 }
 
-async function stream({ url, headers, fetch, body, signal, watch, onBytes, onEnd, fail }) {
+async function stream({ url, headers, fetch, body, onBytes, onEnd }, signal, watch, fail) {
   let response;
   try {
     response = await fetch(url, {
