@@ -144,7 +144,7 @@ class Driver {
   }
 
   std::string send(const std::string& input_text) {
-    return step("send", [&] {
+    return run_step("send", [&] {
       json error;
       json input = parse_arg(input_text, "send() input", error);
       return error.is_null() ? driver_->send(input) : error;
@@ -152,61 +152,62 @@ class Driver {
   }
   // `bytes` arrives from a Uint8Array: embind copies it into the heap once.
   std::string feed(const std::string& run_id, const std::string& bytes) {
-    return step("feed", [&] { return driver_->feed(run_id, bytes); });
+    return run_step("feed", [&] { return driver_->feed(run_id, bytes); });
   }
   std::string endOfStream(const std::string& run_id) {
-    return step("endOfStream", [&] { return driver_->end_of_stream(run_id); });
+    return run_step("endOfStream", [&] { return driver_->end_of_stream(run_id); });
   }
   std::string transportFailed(const std::string& run_id, const std::string& message) {
-    return step("transportFailed", [&] { return driver_->transport_failed(run_id, message); });
+    return run_step("transportFailed", [&] { return driver_->transport_failed(run_id, message); });
   }
   std::string submitResult(const std::string& call_id, const std::string& content) {
-    return step("submitResult", [&] { return driver_->submit_result(call_id, content); });
+    return run_step("submitResult", [&] { return driver_->submit_result(call_id, content); });
   }
   std::string submitError(const std::string& call_id, const std::string& message) {
-    return step("submitError", [&] { return driver_->submit_error(call_id, message); });
+    return run_step("submitError", [&] { return driver_->submit_error(call_id, message); });
   }
   std::string approve(const std::string& thread_id, const std::string& call_id) {
-    return step("approvals.approve", [&] { return driver_->approve(thread_id, call_id); });
+    return run_step("approvals.approve", [&] { return driver_->approve(thread_id, call_id); });
   }
   std::string reject(const std::string& thread_id, const std::string& call_id,
                      const std::string& reason) {
-    return step("approvals.reject", [&] { return driver_->reject(thread_id, call_id, reason); });
+    return run_step("approvals.reject", [&] { return driver_->reject(thread_id, call_id, reason); });
   }
   std::string resolveInterrupt(const std::string& id, const std::string& payload_text) {
-    return step("interrupts.resolve", [&] {
+    return run_step("interrupts.resolve", [&] {
       json error;
       json payload = parse_arg(payload_text, "interrupt payload", error);
       return error.is_null() ? driver_->resolve_interrupt(id, std::move(payload)) : error;
     });
   }
   std::string cancelInterrupt(const std::string& id, const std::string& reason) {
-    return step("interrupts.cancel", [&] { return driver_->cancel_interrupt(id, reason); });
+    return run_step("interrupts.cancel", [&] { return driver_->cancel_interrupt(id, reason); });
   }
   std::string abort(const std::string& reason) {
-    return step("abort", [&] { return driver_->abort(reason); });
+    return run_step("abort", [&] { return driver_->abort(reason); });
   }
   std::string continueTurn() {
-    return step("continueTurn", [&] { return driver_->continue_turn(); });
+    return run_step("continueTurn", [&] { return driver_->continue_turn(); });
   }
   // The request body of the run the last step started ({"run": {"runId"}}),
   // written by the core: the shim posts this text as it is.
   std::string runInput() const { return driver_ ? driver_->run_input() : std::string(); }
-  // The change log is kept as JSON text already: handed over as it is.
+  // The change log is kept as JSON text already: handed over as it is. (Steps
+  // carry their changes; this drains what no step has taken.)
   std::string takeChanges() {
     return driver_ ? driver_->take_changes_text() : agui::dump_json(not_open("takeChanges"));
   }
   std::string status() {
-    return step("status", [&] { return driver_->status(); });
+    return query("status", [&] { return driver_->status(); });
   }
   std::string messages() {
-    return step("messages", [&] { return driver_->thread().messages(); });
+    return query("messages", [&] { return driver_->thread().messages(); });
   }
   std::string state() {
-    return step("state", [&] { return driver_->thread().state(); });
+    return query("state", [&] { return driver_->thread().state(); });
   }
   std::string exportThread() {
-    return step("thread.export", [&] { return driver_->export_thread(); });
+    return query("thread.export", [&] { return driver_->export_thread(); });
   }
 
  private:
@@ -214,10 +215,23 @@ class Driver {
     return error_value(ErrorCode::kInvalidState, std::string(where) + ": the runtime is not open");
   }
   template <class F>
-  std::string step(const char* where, F&& body) {
+  std::string query(const char* where, F&& body) {
     return guarded(where, [&]() -> json {
       return driver_ ? body() : not_open(where);
     });
+  }
+  // A step carries the changes recorded since the last step as its "changes"
+  // member, so the shim crosses the boundary and parses once per step. A
+  // refusal carries none: what is pending goes with the next step.
+  template <class F>
+  std::string run_step(const char* where, F&& body) {
+    std::string text = query(where, std::forward<F>(body));
+    if (!driver_ || driver_->changes_empty() || text.compare(0, 9, "{\"error\":") == 0) return text;
+    std::string out = "{\"changes\":";
+    out += driver_->take_changes_text();
+    if (text != "{}") out += ',';
+    out.append(text, 1, std::string::npos);
+    return out;
   }
 
   std::shared_ptr<const agui::ToolRegistry> registry_;

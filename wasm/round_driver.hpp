@@ -104,6 +104,7 @@ class RoundDriver {
 
   json take_changes() { return changes_.take(); }
   std::string take_changes_text() { return changes_.take_text(); }  // the same, as JSON text
+  bool changes_empty() const { return changes_.empty(); }
   // {phase, round, runId?, pendingApprovals:[...], pendingInterrupts:[...], running:[ids]}
   json status() const;
   json export_thread() const;

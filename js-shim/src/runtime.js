@@ -286,11 +286,10 @@ export class Runtime {
     }
   }
 
-  #flushChanges() {
-    const changes = JSON.parse(this.#driver.takeChanges());
-    if (this.#subscribers.size === 0) return changes;
+  // Each step carries the changes it made (the core attaches them).
+  #deliver(changes) {
+    if (this.#subscribers.size === 0) return;
     for (const change of changes) this.#emit(change);
-    return changes;
   }
 
   /** A user-facing call into the core: refusals throw, the step is carried out. */
@@ -303,8 +302,11 @@ export class Runtime {
 
   #carryOut(step) {
     if (this.#disposed) return;
-    const changes = this.#flushChanges();
-    this.#watchDeadlines(changes);
+    const changes = step.changes;
+    if (changes) {
+      this.#deliver(changes);
+      this.#watchDeadlines(changes);
+    }
     if (step.execute) for (const call of step.execute) this.#execute(call);
     if (step.run) this.#post(step.run);
     if (step.done) this.#finish(step.done);

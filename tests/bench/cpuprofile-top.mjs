@@ -69,7 +69,7 @@ export function topFunctions(file, n = 20) {
   const ownName = (cf) => stripTemplates((cf.functionName || '').replaceAll('(anonymous namespace)', 'anon')).replace(/\(.*$/, '').trim().split(' ').pop();
   const ENTRIES = [
     ['Driver::feed (bindings: SSE, parse, reduce, step dump)', /Driver::feed$/],
-    ['Driver::takeChanges (bindings: change list dump)', /Driver::takeChanges$/],
+    ['Driver::takeChanges (bindings: changes no step took)', /Driver::takeChanges$/],
     ['Driver::endOfStream / submitResult / send', /Driver::(endOfStream|submitResult|submitError|send)$/],
     ['  json parse (nlohmann parser/lexer/DOM builder)', /nlohmann::.*(detail::parser::|json_sax_dom_parser|detail::lexer::)/],
     ['  json dump (nlohmann serializer)', /nlohmann::.*(serializer::|basic_json::dump$)/],

@@ -156,14 +156,11 @@ async function namesCore(what, a, b) {
       const t0 = performance.now();
       JSON.parse(driver.open(JSON.stringify({ options: {} })));
       const step = JSON.parse(driver.send(JSON.stringify('go')));
-      JSON.parse(driver.takeChanges());
       const [head, tail] = stream.frame('bench-thread', step.run.runId);
       for (const bytes of [head, ...stream.chunks, tail]) {
         JSON.parse(driver.feed(step.run.runId, bytes));
-        JSON.parse(driver.takeChanges());
       }
       JSON.parse(driver.endOfStream(step.run.runId));
-      JSON.parse(driver.takeChanges());
       console.log(`core alone (names build), ${stream.counts.events} events: ${(performance.now() - t0).toFixed(1)} ms`);
       driver.delete();
       registry.delete();
@@ -178,16 +175,12 @@ async function namesCore(what, a, b) {
     const driver = new core.Driver(registry, 'bench-thread');
     JSON.parse(driver.open(JSON.stringify({ options: { repeatLimit: 0 } })));
     let step = JSON.parse(driver.send(JSON.stringify('go')));
-    JSON.parse(driver.takeChanges());
     const runId = step.run.runId;
     for (const part of splitBeforeLastEvent(scriptedRun('bench-thread', runId, { calls: 1 }))) {
       JSON.parse(driver.feed(runId, part));
-      JSON.parse(driver.takeChanges());
     }
     step = JSON.parse(driver.endOfStream(runId));
-    JSON.parse(driver.takeChanges());
     step = JSON.parse(driver.submitResult(step.execute[0].toolCallId, JSON.stringify('ok')));
-    JSON.parse(driver.takeChanges());
     driver.delete();
   }
   console.log(`core rounds (names build): ${(((performance.now() - t0) * 1000) / turns).toFixed(0)} µs per turn`);

@@ -81,7 +81,7 @@ export async function measureFloor({ turns, warmup = 30, calls }) {
 
 /**
  * The core's part of a round, through the raw embind Driver (same module): endOfStream (RUN_FINISHED seen) ->
- * execute step -> submitResult -> follow-up run step, each step and change list JSON.parsed and the request body taken
+ * execute step -> submitResult -> follow-up run step, each step (with the changes it carries) JSON.parsed and the request body taken
  * (not parsed: it is posted as it is) as runtime.js does.
  */
 export async function measureCoreRounds({ turns, warmup = 30, calls }) {
@@ -93,19 +93,14 @@ export async function measureCoreRounds({ turns, warmup = 30, calls }) {
     const driver = new core.Driver(registry, 'bench-thread');
     JSON.parse(driver.open(JSON.stringify({ options: { repeatLimit: 0 } })));
     let step = JSON.parse(driver.send(JSON.stringify('go')));
-    JSON.parse(driver.takeChanges());
     const runId = step.run.runId;
     const [body, finished] = splitBeforeLastEvent(scriptedRun('bench-thread', runId, { calls }));
     JSON.parse(driver.feed(runId, body));
-    JSON.parse(driver.takeChanges());
     const t0 = performance.now();
     JSON.parse(driver.feed(runId, finished));
-    JSON.parse(driver.takeChanges());
     step = JSON.parse(driver.endOfStream(runId));
-    JSON.parse(driver.takeChanges());
     for (const call of step.execute) {
       step = JSON.parse(driver.submitResult(call.toolCallId, JSON.stringify('ok')));
-      JSON.parse(driver.takeChanges());
     }
     const request = driver.runInput();
     if (t >= warmup) samples.push((performance.now() - t0) * 1000);

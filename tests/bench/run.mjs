@@ -102,7 +102,7 @@ print('3. Round overhead: last chunk (RUN_FINISHED) enqueued -> follow-up reques
 print(`   1 call:    ${us(rounds.calls1)};   JS floor (read, microtask handler, stringify, fetch): ${fmtNum(rounds.floor1.medianUs, 1)} µs`);
 print(`   10 calls:  ${us(rounds.calls10)};   JS floor: ${fmtNum(rounds.floor10.medianUs, 1)} µs`);
 print(`   per extra call: ${fmtNum((rounds.calls10.medianUs - rounds.calls1.medianUs) / 9, 0)} µs`);
-print(`   the core's part (raw Driver: endOfStream, submitResult per call, steps and changes JSON.parsed): 1 call ${fmtNum(rounds.core1.medianUs, 0)} µs, 10 calls ${fmtNum(rounds.core10.medianUs, 0)} µs`);
+print(`   the core's part (raw Driver: endOfStream, submitResult per call, each step with its changes JSON.parsed): 1 call ${fmtNum(rounds.core1.medianUs, 0)} µs, 10 calls ${fmtNum(rounds.core10.medianUs, 0)} µs`);
 print();
 
 const validation = await validationBench();

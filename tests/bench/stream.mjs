@@ -95,15 +95,14 @@ export async function runCore(stream) {
   const t0 = performance.now();
   JSON.parse(driver.open(JSON.stringify({ options: {} })));
   const step = JSON.parse(driver.send(JSON.stringify('Summarise the permits.')));
-  changes += JSON.parse(driver.takeChanges()).length;
+  changes += step.changes?.length ?? 0;
   const runId = step.run.runId;
   const [head, tail] = stream.frame(THREAD, runId);
   for (const bytes of [head, ...stream.chunks, tail]) {
-    JSON.parse(driver.feed(runId, bytes));
-    changes += JSON.parse(driver.takeChanges()).length;
+    changes += JSON.parse(driver.feed(runId, bytes)).changes?.length ?? 0;
   }
   const done = JSON.parse(driver.endOfStream(runId));
-  changes += JSON.parse(driver.takeChanges()).length;
+  changes += done.changes?.length ?? 0;
   const ms = performance.now() - t0;
   driver.delete();
   registry.delete();

@@ -2,7 +2,7 @@
 // core + bindings with em++ into tests/out/variants/<name>/ (-Oz -finline-functions -flto as shipped, the same
 // without -finline-functions as Emscripten 3.1.6 gives -Oz and -Os, -Os with inlining, -O2 -flto, and a
 // --profiling-funcs copy for size attribution and named profiles), then times the core alone (raw Driver: feed +
-// takeChanges + JSON.parse, as runtime.js does) on the 22k-event stream and on a tool round, interleaved.
+// JSON.parse of each step and the changes it carries, as runtime.js does) on the 22k-event stream and on a tool round, interleaved.
 //   node tests/bench/variants.mjs [--build-only] [--reps=5]
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -144,15 +144,14 @@ function coreStream(core, stream) {
   const t0 = performance.now();
   JSON.parse(driver.open(JSON.stringify({ options: {} })));
   const step = JSON.parse(driver.send(JSON.stringify('Summarise the permits.')));
-  changes += JSON.parse(driver.takeChanges()).length;
+  changes += step.changes?.length ?? 0;
   const runId = step.run.runId;
   const [head, tail] = stream.frame('bench-thread', runId);
   for (const bytes of [head, ...stream.chunks, tail]) {
-    JSON.parse(driver.feed(runId, bytes));
-    changes += JSON.parse(driver.takeChanges()).length;
+    changes += JSON.parse(driver.feed(runId, bytes)).changes?.length ?? 0;
   }
   const done = JSON.parse(driver.endOfStream(runId));
-  changes += JSON.parse(driver.takeChanges()).length;
+  changes += done.changes?.length ?? 0;
   const ms = performance.now() - t0;
   driver.delete();
   registry.delete();
@@ -165,15 +164,11 @@ function coreRound(core, registry, n) {
   const driver = new core.Driver(registry, 'bench-thread');
   JSON.parse(driver.open(JSON.stringify({ options: { repeatLimit: 0 } })));
   let step = JSON.parse(driver.send(JSON.stringify('go')));
-  JSON.parse(driver.takeChanges());
   const runId = step.run.runId;
   JSON.parse(driver.feed(runId, scriptedRun('bench-thread', runId, { calls: 1, args: () => ({ i: n }) })));
-  JSON.parse(driver.takeChanges());
   const t0 = performance.now();
   step = JSON.parse(driver.endOfStream(runId));
-  JSON.parse(driver.takeChanges());
   step = JSON.parse(driver.submitResult(step.execute[0].toolCallId, JSON.stringify('ok')));
-  JSON.parse(driver.takeChanges());
   const request = step.run ? driver.runInput() : '';
   const us = (performance.now() - t0) * 1000;
   if (!request) throw new Error('no follow-up run');
@@ -237,7 +232,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.argv.includes('--build-only')) process.exit(0);
   const reps = Number(process.argv.find((a) => a.startsWith('--reps='))?.slice(7) ?? 5);
   const rows = await compare(reps);
-  console.log('core alone (raw Driver, JSON.parse of every step and change list), medians, interleaved:');
+  console.log('core alone (raw Driver, JSON.parse of every step with its changes), medians, interleaved:');
   for (const r of rows) {
     console.log(`  ${r.name.padEnd(26)} wasm ${(r.wasmBytes / 1024).toFixed(0).padStart(4)} KB (${(r.wasmGzip / 1024).toFixed(0)} KB gz)  22k stream ${r.stream22kMs.toFixed(0).padStart(5)} ms = ${Math.round(r.streamEventsPerSec).toLocaleString('en-US').padStart(7)} ev/s (${r.streamSpeedupVsShipped.toFixed(2)}x)  round ${r.roundUs.toFixed(0).padStart(4)} µs (${r.roundSpeedupVsShipped.toFixed(2)}x)`);
   }
