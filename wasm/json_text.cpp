@@ -1,6 +1,7 @@
 // See json_text.hpp.
 #include "json_text.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -17,22 +18,49 @@ std::size_t skip_space(std::string_view t, std::size_t i) {
   return i;
 }
 
+// The first index at or after i whose byte a JSON string cannot hold as it is
+// (a control byte, '"' or '\\') or that is not ASCII; t.size() (or i, when
+// past it) when there is none. Eight bytes at a time: a word with none of them
+// is skipped whole (the per-byte tests below say exactly where one is).
+std::size_t next_special(std::string_view t, std::size_t i) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
+  while (i + 8 <= t.size()) {
+    std::uint64_t v;
+    std::memcpy(&v, t.data() + i, 8);
+    const std::uint64_t quote = v ^ (kOnes * '"');
+    const std::uint64_t backslash = v ^ (kOnes * '\\');
+    // A byte's high bit: set in v (not ASCII), or borrowed by a byte below
+    // 0x20, or by a byte equal to '"' or '\\' (the zero-byte test).
+    const std::uint64_t hits = (v | ((v - kOnes * 0x20) & ~v) | ((quote - kOnes) & ~quote) |
+                                ((backslash - kOnes) & ~backslash)) &
+                               kHighs;
+    if (hits != 0) break;
+    i += 8;
+  }
+  for (; i < t.size(); ++i) {
+    const auto c = static_cast<unsigned char>(t[i]);
+    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) return i;
+  }
+  return i;
+}
+
 // At t[i] == '"': finds the closing quote. Sets `escaped` when a backslash was
 // seen; returns npos for a control byte, invalid UTF-8 or a missing quote.
 std::size_t string_end(std::string_view t, std::size_t i, bool& escaped) {
   escaped = false;
-  for (++i; i < t.size(); ++i) {
+  for (i = next_special(t, i + 1); i < t.size(); i = next_special(t, i)) {
     const auto c = static_cast<unsigned char>(t[i]);
     if (c == '"') return i;
     if (c >= 0x80) {
       const Utf8Sequence seq = utf8_sequence_at(t, i);
       if (!seq.valid) return std::string_view::npos;
-      i += seq.length - 1;
+      i += seq.length;
     } else if (c == '\\') {
       escaped = true;
-      ++i;  // the escaped character; unescape_json_string() checks it
-    } else if (c < 0x20) {
-      return std::string_view::npos;
+      i += 2;  // and the escaped character; unescape_json_string() checks it
+    } else {
+      return std::string_view::npos;  // a control byte
     }
   }
   return std::string_view::npos;
@@ -172,10 +200,13 @@ std::optional<nlohmann::json> flat_object_json(const FlatMember* members, std::s
 bool append_json_string(std::string& out, std::string_view text) {
   static const char kHex[] = "0123456789abcdef";
   const std::size_t start = out.size();
-  out.reserve(start + text.size() + 2);
+  // libc++'s reserve() allocates exactly what it is asked for: grow
+  // geometrically, or a change log is copied whole for every string written.
+  const std::size_t need = start + text.size() + 2;
+  if (need > out.capacity()) out.reserve(std::max(need, 2 * out.capacity()));
   out += '"';
   std::size_t plain = 0;  // start of the run not yet copied
-  for (std::size_t i = 0; i < text.size();) {
+  for (std::size_t i = next_special(text, 0); i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c >= 0x80) {
       const Utf8Sequence seq = utf8_sequence_at(text, i);
@@ -183,15 +214,11 @@ bool append_json_string(std::string& out, std::string_view text) {
         out.resize(start);
         return false;
       }
-      i += seq.length;
-      continue;
-    }
-    if (c >= 0x20 && c != '"' && c != '\\') {
-      ++i;
+      i = next_special(text, i + seq.length);
       continue;
     }
     out.append(text.data() + plain, i - plain);
-    plain = ++i;
+    plain = i + 1;
     out += '\\';
     switch (c) {
       case '"': out += '"'; break;
@@ -206,6 +233,7 @@ bool append_json_string(std::string& out, std::string_view text) {
         out += kHex[c >> 4];
         out += kHex[c & 0xF];
     }
+    i = next_special(text, plain);
   }
   out.append(text.data() + plain, text.size() - plain);
   out += '"';

@@ -106,6 +106,39 @@ TEST(JsonText, WritesValuesAsDumpDoes) {
   }
 }
 
+TEST(JsonText, TheWordAtATimeScanSeesEveryByteAtEveryOffset) {
+  // Both the writer and the flat reader skip eight plain bytes at a time: put
+  // each kind of byte they must stop at (and some they must not) at every
+  // offset of strings around a word long, and hold both to nlohmann.
+  const std::string marks[] = {std::string(1, '\0'), "\x1f", " ", "\"", "\\", "\x7f", "~",
+                               "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xff", "\xc3"};
+  for (std::size_t len = 0; len <= 20; ++len) {
+    for (std::size_t pos = 0; pos <= len; ++pos) {
+      for (const auto& mark : marks) {
+        const std::string text = std::string(pos, 'a') + mark + std::string(len - pos, 'b');
+        const json parsed = json::parse("\"" + text + "\"", nullptr, false);
+        std::string out;
+        const bool valid = append_json_string(out, text);
+        SCOPED_TRACE(::testing::Message() << "len " << len << " pos " << pos << " mark " << json(mark).dump(-1, ' ', false, json::error_handler_t::replace));
+        if (!valid) {
+          EXPECT_EQ(out, "");
+          EXPECT_THROW(json(text).dump(), json::type_error);  // dump refuses the same text
+          continue;
+        }
+        EXPECT_EQ(out, json(text).dump());
+        // The reader takes the raw text exactly when the parser does.
+        const std::string object = R"({"k":")" + text + R"("})";
+        if (parsed.is_discarded()) {
+          EXPECT_EQ(read(object), json::object());
+        } else {
+          EXPECT_EQ(read(object), (json{{"k", parsed}}));
+        }
+        EXPECT_EQ(read(R"({"k":)" + out + "}"), (json{{"k", text}}));  // and reads back what was written
+      }
+    }
+  }
+}
+
 TEST(JsonText, RefusesToWriteTextThatIsNotUtf8) {
   std::string out = "kept";
   EXPECT_FALSE(append_json_string(out, "ok \xc3("));
