@@ -99,11 +99,23 @@ export function runHandler({ handler, call, onSettled }) {
       return abort.signal;
     },
   });
-  Promise.resolve()
-    .then(() => handler(call.args, ctx))
-    .then(
-      (value) => settle(serialiseResult(value)),
-      (thrown) => settle({ error: describeThrown(thrown) }),
-    );
+  // The handler starts in a microtask (after the step that asked for it is
+  // carried out); a plain value settles the call there and then, a promise
+  // (or any thenable) when it settles.
+  const fail = (thrown) => settle({ error: describeThrown(thrown) });
+  queueMicrotask(() => {
+    let value;
+    try {
+      value = handler(call.args, ctx);
+      if (value === null || (typeof value !== 'object' && typeof value !== 'function') || typeof value.then !== 'function') {
+        settle(serialiseResult(value));
+        return;
+      }
+    } catch (thrown) {
+      fail(thrown);
+      return;
+    }
+    Promise.resolve(value).then((result) => settle(serialiseResult(result)), fail);
+  });
   return stop;
 }
