@@ -171,7 +171,8 @@ class Driver {
   }
   std::string reject(const std::string& thread_id, const std::string& call_id,
                      const std::string& reason) {
-    return run_step("approvals.reject", [&] { return driver_->reject(thread_id, call_id, reason); });
+    return run_step("approvals.reject",
+                    [&] { return driver_->reject(thread_id, call_id, reason); });
   }
   std::string resolveInterrupt(const std::string& id, const std::string& payload_text) {
     return run_step("interrupts.resolve", [&] {
@@ -222,11 +223,16 @@ class Driver {
   }
   // A step carries the changes recorded since the last step as its "changes"
   // member, so the shim crosses the boundary and parses once per step. A
-  // refusal carries none: what is pending goes with the next step.
+  // refusal (or a failure) carries none: what is pending goes with the next step.
   template <class F>
   std::string run_step(const char* where, F&& body) {
-    std::string text = query(where, std::forward<F>(body));
-    if (!driver_ || driver_->changes_empty() || text.compare(0, 9, "{\"error\":") == 0) return text;
+    bool carried_out = false;
+    std::string text = query(where, [&]() -> json {
+      json step = body();
+      carried_out = !step.contains("error");
+      return step;
+    });
+    if (!carried_out || driver_->changes_empty()) return text;
     std::string out = "{\"changes\":";
     out += driver_->take_changes_text();
     if (text != "{}") out += ',';
