@@ -305,6 +305,12 @@ bool EventReducer::apply_delta_fast(const FlatMember* members, std::size_t count
   return true;
 }
 
+void EventReducer::merge_metadata_of(json& target, const json& e, std::string_view id_key,
+                                     std::string_view id) {
+  if (merge_metadata(target, e))
+    changes_.record("metadata_merged").str(id_key, id).value("metadata", target["metadata"]);
+}
+
 void EventReducer::append_text(json& message, std::string_view id, std::string_view delta) {
   append_to(message["content"], delta);
   changes_.record("text_appended").str("messageId", id).str("delta", delta);
@@ -429,8 +435,7 @@ void EventReducer::apply_event(const json& e) {
                 type + " for message '" + *id + "' that already ended; ignored");
       }
       ended_messages_.insert(*id);
-      if (merge_metadata(*m, e))
-        changes_.record("metadata_merged").str("messageId", *id).value("metadata", (*m)["metadata"]);
+      merge_metadata_of(*m, e, "messageId", *id);
       changes_.push("message_ended", "messageId", *id);
       break;
     }
@@ -466,10 +471,7 @@ void EventReducer::apply_event(const json& e) {
                 type + " for tool call '" + *id + "' that already ended; ignored");
       }
       ended_calls_.insert(*id);
-      if (merge_metadata(ref->call(), e))
-        changes_.record("metadata_merged")
-            .str("toolCallId", *id)
-            .value("metadata", ref->call()["metadata"]);
+      merge_metadata_of(ref->call(), e, "toolCallId", *id);
       changes_.push("tool_call_ended", "toolCallId", *id);
       break;
     }
@@ -565,8 +567,7 @@ void EventReducer::on_text_start(const json& e, const std::string& type, const s
   open_messages_.insert(id);
   ended_messages_.erase(id);
   if (existing != nullptr) {
-    if (merge_metadata(*existing, e))
-      changes_.record("metadata_merged").str("messageId", id).value("metadata", (*existing)["metadata"]);
+    merge_metadata_of(*existing, e, "messageId", id);
     return;
   }
   // Messages are built member by member: an initializer list copies each value twice.
@@ -610,8 +611,7 @@ void EventReducer::on_text_content(const json& e, const std::string& type, const
             true);
     return;
   }
-  if (merge_metadata(*m, e))
-    changes_.record("metadata_merged").str("messageId", id).value("metadata", (*m)["metadata"]);
+  merge_metadata_of(*m, e, "messageId", id);
   append_text(*m, id, delta);
 }
 
@@ -685,8 +685,7 @@ void EventReducer::on_tool_args(const json& e, const std::string& type, const st
                 "is answered with an error");
     return;
   }
-  if (merge_metadata(call, e))
-    changes_.record("metadata_merged").str("toolCallId", call_id).value("metadata", call["metadata"]);
+  merge_metadata_of(call, e, "toolCallId", call_id);
   append_args(call["function"], call_id, delta);
 }
 

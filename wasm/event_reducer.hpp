@@ -119,6 +119,9 @@ class EventReducer {
   bool apply_delta_fast(const FlatMember* members, std::size_t count);
   static constexpr std::size_t kFlatMembers = 12;  // more, and the parser reads the event
   // The one place a content or arguments delta lands, and its change record.
+  // merge_metadata() into a message or call already in the thread, recorded as
+  // metadata_merged under `id_key` when something changed.
+  void merge_metadata_of(json& target, const json& e, std::string_view id_key, std::string_view id);
   void append_text(json& message, std::string_view id, std::string_view delta);
   void append_args(json& function, std::string_view call_id, std::string_view delta);
 

@@ -184,15 +184,17 @@ json RoundDriver::send(const json& input) {
     // A new message supersedes the run in flight: its stream is abandoned (later
     // bytes for it are stale) and the calls it opened are closed.
     close_unanswered_client_calls("cancelled: a new message was sent before this call could run");
-    changes_.record("turn_ended").str("reason", "aborted").str("message", "superseded by a new message");
-  }
-  if (phase_ == Phase::kAwaiting) {
+  } else if (phase_ == Phase::kAwaiting) {
     // A new message while calls or interrupts are outstanding: close them first,
     // so the thread never keeps a call without an answer.
     close_open_calls("cancelled: a new message was sent before this call finished");
     close_deferred_calls("cancelled: a new message was sent before this call could run");
     cancel_pending_interrupts("a new message was sent");
-    changes_.record("turn_ended").str("reason", "aborted").str("message", "superseded by a new message");
+  }
+  if (phase_ != Phase::kIdle) {
+    changes_.record("turn_ended")
+        .str("reason", "aborted")
+        .str("message", "superseded by a new message");
   }
   for (auto& m : incoming) {
     if (!opt_string(m, "id")) m["id"] = next_id("msg");
@@ -539,7 +541,9 @@ void RoundDriver::answer(Call& call, std::string content, std::optional<std::str
   call.content = std::move(content);
   call.error = std::move(error);
   auto change = changes_.record("tool_call_status");
-  change.str("toolCallId", call.id).str("name", call.name).str("status", call.error ? "error" : "done");
+  change.str("toolCallId", call.id)
+      .str("name", call.name)
+      .str("status", call.error ? "error" : "done");
   if (call.error) change.str("error", *call.error);
 }
 
