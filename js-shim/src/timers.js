@@ -8,8 +8,9 @@
 // Delays over 2^31-1 ms (about 24.8 days), which browsers and node run after
 // 1 ms, are waited out in steps of that size.
 const MAX_DELAY = 2 ** 31 - 1;
-// A monotonic clock: a wall clock set back would hold every deadline back with it.
-const now = () => performance.now();
+// The deadlines' clock, monotonic: a wall clock set back would hold every
+// deadline back with it.
+export const now = () => performance.now();
 
 const pending = new Set(); // {due, fire}
 let timer = null;

@@ -1,7 +1,7 @@
 // The HTTP side of a run: POST the RunAgentInput (JSON text), check the answer is an event
 // stream, and hand its bytes to the core as they arrive. Every failure becomes
 // one message that names what went wrong and where.
-import { schedule } from './timers.js';
+import { now, schedule } from './timers.js';
 
 function describe(error) {
   if (error && typeof error === 'object' && 'message' in error) {
@@ -11,21 +11,21 @@ function describe(error) {
   return String(error);
 }
 
-// Fires `onIdle` once nothing has arrived for `ms` (0: never). One timer at a
-// time: a chunk only notes the time, and the timer re-arms for what is left.
+// Fires `onIdle` once nothing has arrived for `ms` (0: never). One deadline at a
+// time: a chunk only notes the time, and the deadline is set again for what is left.
 function idleWatch(ms, onIdle) {
   if (!(ms > 0)) return { touch() {}, stop() {} };
-  let last = Date.now();
+  let last = now();
   let cancel;
   const arm = (delay) => {
     cancel = schedule(delay, () => {
-      const quiet = Date.now() - last;
+      const quiet = now() - last;
       if (quiet >= ms) onIdle();
       else arm(ms - quiet);
     });
   };
   arm(ms);
-  return { touch: () => { last = Date.now(); }, stop: () => cancel() };
+  return { touch: () => { last = now(); }, stop: () => cancel() };
 }
 
 /**
