@@ -119,7 +119,9 @@ TEST(JsonText, TheWordAtATimeScanSeesEveryByteAtEveryOffset) {
         const json parsed = json::parse("\"" + text + "\"", nullptr, false);
         std::string out;
         const bool valid = append_json_string(out, text);
-        SCOPED_TRACE(::testing::Message() << "len " << len << " pos " << pos << " mark " << json(mark).dump(-1, ' ', false, json::error_handler_t::replace));
+        SCOPED_TRACE(::testing::Message()
+                     << "len " << len << " pos " << pos << " mark "
+                     << json(mark).dump(-1, ' ', false, json::error_handler_t::replace));
         if (!valid) {
           EXPECT_EQ(out, "");
           EXPECT_THROW(json(text).dump(), json::type_error);  // dump refuses the same text
@@ -133,7 +135,8 @@ TEST(JsonText, TheWordAtATimeScanSeesEveryByteAtEveryOffset) {
         } else {
           EXPECT_EQ(read(object), (json{{"k", parsed}}));
         }
-        EXPECT_EQ(read(R"({"k":)" + out + "}"), (json{{"k", text}}));  // and reads back what was written
+        // And it reads back what was written.
+        EXPECT_EQ(read(R"({"k":)" + out + "}"), (json{{"k", text}}));
       }
     }
   }

@@ -117,17 +117,26 @@ TEST(ChangeLog, TakeDrains) {
 
 TEST(ChangeLog, RecordsAreWrittenAsTheyAreBuilt) {
   ChangeLog log;
-  log.record("r1").str("s", "a \"quoted\"\nline").num("n", -42).flag("f", true).value("v", {{"x", {1, 2}}});
+  log.record("r1")
+      .str("s", "a \"quoted\"\nline")
+      .num("n", -42)
+      .flag("f", true)
+      .value("v", {{"x", {1, 2}}});
   {
     auto r = log.record("r2");
     r.str("first", "1");
-    if (log.size() == 2) r.str("second", "2");  // fields added under a condition, closed at scope end
+    // Fields added under a condition; the record closes at the end of the scope.
+    if (log.size() == 2) r.str("second", "2");
   }
-  log.push("r3", "bad", json(std::string("ok\xff")));  // invalid UTF-8 becomes U+FFFD, as dump(replace) does
+  // Invalid UTF-8 becomes U+FFFD, as dump() with error_handler_t::replace does.
+  log.push("r3", "bad", json(std::string("ok\xff")));
   const std::string text = log.take_text();
   json taken = json::parse(text);  // one well-formed array
   ASSERT_EQ(taken.size(), 3u);
-  EXPECT_EQ(taken[0], (json{{"kind", "r1"}, {"s", "a \"quoted\"\nline"}, {"n", -42}, {"f", true},
+  EXPECT_EQ(taken[0], (json{{"kind", "r1"},
+                            {"s", "a \"quoted\"\nline"},
+                            {"n", -42},
+                            {"f", true},
                             {"v", {{"x", {1, 2}}}}}));
   EXPECT_EQ(taken[1], (json{{"kind", "r2"}, {"first", "1"}, {"second", "2"}}));
   EXPECT_EQ(taken[2]["bad"], "ok\xEF\xBF\xBD");
