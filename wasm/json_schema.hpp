@@ -28,8 +28,8 @@ struct SchemaCompileError {
 };
 
 // ECMA-262 regular expressions, as `pattern` and `patternProperties` require.
-// The default engine is std::regex with its ECMAScript grammar; a host may lend
-// its own (the browser's RegExp).
+// The default engine is the build's (default_regex_engine(), below); a host
+// may lend its own.
 //
 // An engine may throw from search() (a std::exception) when it cannot decide,
 // e.g. runaway backtracking or a subject over its limit; the validator reports
@@ -44,34 +44,24 @@ class RegexEngine {
   virtual bool search(const void* compiled, const std::string& subject) const = 0;
 };
 
-// The default engine (std::regex, ECMAScript grammar) differs from JavaScript's
-// RegExp with the "u" flag (what JSON Schema validators in JS use) as follows;
-// each case is a test in tests/native/json_schema_test.cpp:
-// - It matches UTF-8 bytes, not code points: "." and [^a] match one byte of a
-//   multibyte character, so "^.$" rejects "é" (JS accepts); a non-ASCII
-//   character inside [...] becomes its separate bytes; "\u00e9" means the single
-//   byte 0xE9 and so never matches the UTF-8 "é" (JS: it does). Non-ASCII
-//   literals outside classes ("^café$") match as in JS.
-// - \d, \w, \b are ASCII in both. \s is ASCII whitespace only: JS also matches
-//   U+00A0, U+FEFF, U+2028 and the other Unicode spaces.
-// - ^ and $ anchor at the subject's ends only (no multiline), as in JS; search
-//   is unanchored, as JSON Schema requires ("b" matches "abc").
-// - \p{...}, lookbehind, named groups and \k<name> are compile errors naming
-//   the pattern (JS with "u" supports them).
-// - The syntax accepted beyond that is the C++ library's: e.g. a lone "]" is a
-//   literal natively (libstdc++) but an error in the wasm build (libc++), as it
-//   is in JS with "u".
-// - Patterns in the common subset (literals, classes, groups, alternation,
-//   quantifiers, ^ $ \b) run on a linear-time matcher with the same byte
-//   semantics; the rest on std::regex (json_schema_regex.cpp says how its
-//   recursion and backtracking are contained).
-// - Subjects over kDefaultRegexMaxSubjectBytes are not matched (an issue).
-//   Natively (libstdc++), a pattern with a back-reference is a compile error:
-//   that library can only backtrack it, without a time bound. In wasm (libc++)
-//   runaway backtracking is an issue (error_complexity).
-// - Refused in every build, before std::regex parses them: quantifier bounds
-//   over 100000, a back-reference naming no group, stacked quantifiers ("a**",
-//   JS's "nothing to repeat").
+// The default engine. In every build, patterns in the common subset (ASCII
+// literals, classes, \d \w \s, groups, alternation, quantifiers, ^ $ \b) run
+// on a linear-time matcher over code points that answers as JavaScript's
+// RegExp with the "u" flag does (what JSON Schema validators in JS use); the
+// rest run on the engine behind it:
+// - wasm: the host's RegExp with "u" (bindings/regexp_engine.cpp), which also
+//   decides what is valid: all of ECMA-262, \p{...}, lookbehind and named
+//   groups included. It has no time bound: a backtracking pattern outside the
+//   subset ("^(?=a)(a+)+$") can take as long as it does in ajv.
+// - native: std::regex with its ECMAScript grammar, over UTF-8 bytes (a
+//   non-ASCII character in a class is its separate bytes; "\u00e9" is the
+//   byte 0xE9). \p{...}, lookbehind, named groups and \k<name> are compile
+//   errors naming the pattern; so are back-references (libstdc++ could only
+//   backtrack them, without a time bound), quantifier bounds over 100000 and
+//   stacked quantifiers ("a**", JS's "nothing to repeat"), refused before
+//   std::regex parses them.
+// Each case is a test in tests/native/json_schema_test.cpp, run in both builds.
+// Subjects over kDefaultRegexMaxSubjectBytes are not matched (an issue).
 inline constexpr std::size_t kDefaultRegexMaxSubjectBytes = 1024 * 1024;
 const RegexEngine& default_regex_engine();
 

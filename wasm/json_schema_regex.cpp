@@ -1,7 +1,8 @@
-// The default RegexEngine: std::regex with its ECMAScript grammar, over the
-// UTF-8 bytes of the subject. What it does differently from JavaScript's
-// RegExp (the engine the browser can lend instead) is listed in
-// json_schema.hpp and pinned by tests in tests/native/json_schema_test.cpp.
+// The native build's default RegexEngine: std::regex with its ECMAScript
+// grammar, over the UTF-8 bytes of the subject (the wasm build lends the
+// host's RegExp instead: bindings/regexp_engine.cpp). What it does differently
+// from JavaScript's RegExp is listed in json_schema.hpp and pinned by tests in
+// tests/native/json_schema_test.cpp.
 //
 // Speed: patterns in the common subset (literals, classes, groups,
 // alternation, quantifiers, ^ $ \b) run on json_schema_regex_vm.cpp's
@@ -16,8 +17,8 @@
 // only; it is 2-4x slower on short strings and still well under a microsecond.
 // That executor cannot run back-references, and the depth-first one has no
 // time bound, so natively a pattern with a back-reference is a compile error.
-// libc++ (the wasm build) matches iteratively and throws error_complexity on
-// runaway backtracking. Refusals become validation issues, never matches.
+// (libc++ matches iteratively and throws error_complexity on runaway
+// backtracking.) Refusals become validation issues, never matches.
 //
 // Before std::regex sees a pattern, scan() refuses what would reach undefined
 // behaviour or runaway time inside it: numbers too large for its int parser
@@ -195,7 +196,7 @@ Scan scan(const std::string& pattern) {
 #ifdef __GLIBCXX__
   // libstdc++ can run back-references only on its backtracking executor,
   // which has no bound on its time: "(a+)+\\1$" against 30 a's and a b takes
-  // minutes. libc++ (the wasm build) bounds it and gives up with an issue.
+  // minutes. libc++ bounds it and gives up with an issue.
   if (out.backreference) {
     out.unsupported =
         "back-references are not supported natively (libstdc++ can only backtrack them, "

@@ -1,19 +1,23 @@
 // A linear-time matcher for the subset of ECMAScript patterns that tool
 // schemas use ("^[A-Z]{2}$", "^\\d{4}-\\d{2}-\\d{2}$", "^(a|b)(\\+c)*$"):
-// literals, ".", classes, \d \w \s and their negations, groups, alternation,
-// greedy and lazy quantifiers, ^ $ \b \B. It compiles such a pattern to a small
-// NFA program and runs it as a Pike VM over the subject's bytes: no recursion,
-// no backtracking, time proportional to subject length times program size.
-// Whether a match exists does not depend on ECMAScript's backtracking order,
-// so for this subset the answer is the one std::regex gives (the default engine
-// checks that in tests, pattern by pattern). Anything outside the subset
-// (back-references, lookaround, non-ASCII pattern bytes, odd syntax) is left
-// to std::regex.
+// ASCII literals, ".", classes, \d \w \s and their negations, groups,
+// alternation, greedy and lazy quantifiers, ^ $ \b \B. It compiles such a
+// pattern to a small NFA program and runs it as a Pike VM over the subject's
+// code points: no recursion, no backtracking, time proportional to subject
+// length times program size. Whether a match exists does not depend on
+// ECMAScript's backtracking order, so for this subset the answer is the one
+// JavaScript's RegExp gives with the "u" flag, as JSON Schema validators in JS
+// use it: "." is one code point (not U+2028 or U+2029), \s includes the
+// Unicode spaces, \d \w \b stay ASCII. Tests hold it to the browser's RegExp
+// in the wasm build and to std::regex on ASCII natively. Anything outside the
+// subset (back-references, lookaround, non-ASCII pattern bytes, odd syntax) is
+// left to the engine behind it.
 #include <bitset>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "json_schema_internal.hpp"
@@ -34,7 +38,7 @@ struct RegexProgram {
   struct Instr {
     Op op = Op::kMatch;
     std::uint32_t x = 0, y = 0;
-    std::bitset<256> set{};  // kSet: the bytes it accepts
+    std::bitset<256> set{};  // kSet: the units it accepts (below)
   };
   std::vector<Instr> code;
   bool anchored = false;  // starts with ^: try position 0 only
@@ -42,7 +46,14 @@ struct RegexProgram {
 
 namespace {
 
+// A subject is read one code point at a time, and each code point is one unit
+// of a Set: an ASCII character is itself; every other code point is one of
+// three units, since an ASCII pattern can only tell these apart.
 using Set = std::bitset<256>;
+constexpr unsigned kLineTerminatorUnit = 0x80;  // U+2028, U+2029: not matched by "."
+constexpr unsigned kSpaceUnit = 0x81;           // the other non-ASCII code points \s matches
+constexpr unsigned kOtherUnit = 0x82;           // every other non-ASCII code point
+constexpr unsigned kUnits = 0x83;
 constexpr std::size_t kMaxProgram = 4000;
 constexpr int kMaxNesting = 32;
 
@@ -56,16 +67,40 @@ Set range(unsigned char lo, unsigned char hi) {
   return s;
 }
 
+Set complement(const Set& s) { return ~s & range(0, kUnits - 1); }
+
 Set digits() { return range('0', '9'); }
 Set words() {
   Set s;
   for (unsigned c = 0; c < 128; ++c) s[c] = is_word(static_cast<unsigned char>(c));
   return s;
 }
-Set spaces() {  // the C locale's isspace, as std::regex uses over bytes
+Set spaces() {  // ECMAScript's WhiteSpace and LineTerminator
   Set s;
   for (const char c : {' ', '\t', '\n', '\v', '\f', '\r'}) s.set(static_cast<unsigned char>(c));
+  s.set(kLineTerminatorUnit);
+  s.set(kSpaceUnit);
   return s;
+}
+
+// The unit of the code point at s[pos], and how many bytes it takes. A byte
+// that starts no well-formed sequence is one unit by itself, as a decoder's
+// U+FFFD would be.
+std::pair<unsigned, std::size_t> unit_at(std::string_view s, std::size_t pos) {
+  const auto lead = static_cast<unsigned char>(s[pos]);
+  if (lead < 0x80) return {lead, 1};
+  const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  if (length == 1 || pos + length > s.size()) return {kOtherUnit, 1};
+  std::uint32_t cp = lead & (0x7F >> length);
+  for (std::size_t k = 1; k < length; ++k) {
+    const auto next = static_cast<unsigned char>(s[pos + k]);
+    if ((next & 0xC0) != 0x80) return {kOtherUnit, 1};
+    cp = cp << 6 | (next & 0x3F);
+  }
+  if (cp == 0x2028 || cp == 0x2029) return {kLineTerminatorUnit, length};
+  const bool space = cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x202F ||
+                     cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
+  return {space ? kSpaceUnit : kOtherUnit, length};
 }
 
 // The pattern as a tree, before it becomes code.
@@ -205,9 +240,10 @@ class Parser {
     switch (c) {
       case '.':
         ++i_;
-        set.set.set();
+        set.set = range(0, kUnits - 1);
         set.set.reset('\n');
         set.set.reset('\r');
+        set.set.reset(kLineTerminatorUnit);
         return set;
       case '(': {
         ++i_;
@@ -237,7 +273,7 @@ class Parser {
       case ']':
       case ')':
       case '|':
-        return std::nullopt;  // std::regex and JS disagree on some of these: leave them
+        return std::nullopt;  // errors with "u", or read differently by std::regex: leave them
       default:
         ++i_;
         set.set.set(static_cast<unsigned char>(c));
@@ -254,15 +290,15 @@ class Parser {
       case 'd':
         return digits();
       case 'D':
-        return ~digits();
+        return complement(digits());
       case 'w':
         return words();
       case 'W':
-        return ~words();
+        return complement(words());
       case 's':
         return spaces();
       case 'S':
-        return ~spaces();
+        return complement(spaces());
       case 't':
         s.set('\t');
         return s;
@@ -296,14 +332,14 @@ class Parser {
           if (d < 0) return std::nullopt;
           value = value * 16 + static_cast<unsigned>(d);
         }
-        if (value >= 0x80) return std::nullopt;  // engines treat these differently
+        if (value >= 0x80) return std::nullopt;  // one code point, not a unit: leave it
         i_ += digits_needed;
         s.set(value);
         return s;
       }
       default:
         // Identity escapes of ASCII punctuation ("\.", "\/", "\-"); letters,
-        // digits (back-references) and the rest go to std::regex.
+        // digits (back-references) and the rest go to the engine behind.
         if ((c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '^') ||
             (c >= '{' && c <= '}') || c == '`') {
           s.set(static_cast<unsigned char>(c));
@@ -321,9 +357,9 @@ class Parser {
       negate = true;
       ++i_;
     }
-    if (peek() == ']') return std::nullopt;  // "[]" and "[^]": leave to std::regex
+    if (peek() == ']') return std::nullopt;  // "[]" and "[^]": leave them
     while (!at_end() && peek() != ']') {
-      // One member: a single byte (possibly the start of a range) or a class escape.
+      // One member: a single character (possibly the start of a range) or a class escape.
       std::optional<unsigned char> lo;
       if (peek() == '\\') {
         ++i_;
@@ -367,7 +403,7 @@ class Parser {
     }
     if (peek() != ']') return std::nullopt;
     ++i_;
-    if (negate) node.set = ~node.set;
+    if (negate) node.set = complement(node.set);
     return node;
   }
 
@@ -520,15 +556,16 @@ bool regex_program_search(const RegexProgram& program, std::string_view s) {
   };
   ++generation;
   if (add(current, 0, 0)) return true;
-  for (std::size_t pos = 0; pos < n; ++pos) {
+  for (std::size_t pos = 0; pos < n;) {
     if (current.empty() && program.anchored) return false;
     ++generation;
     next.clear();
-    const auto c = static_cast<unsigned char>(s[pos]);
+    const auto [unit, length] = unit_at(s, pos);
+    pos += length;
     for (const std::uint32_t pc : current) {
-      if (code[pc].set[c] && add(next, pc + 1, pos + 1)) return true;
+      if (code[pc].set[unit] && add(next, pc + 1, pos)) return true;
     }
-    if (!program.anchored && add(next, 0, pos + 1)) return true;
+    if (!program.anchored && add(next, 0, pos)) return true;
     current.swap(next);
   }
   return false;

@@ -1,17 +1,25 @@
 // Unit tests of the JSON Schema validator: each keyword with its message and
 // paths, compile errors (keyword and schema path of each kind), references,
-// limits, 2020-12 spellings, and the cases where the default regex engine
-// (std::regex) differs from JavaScript's RegExp. The same file runs natively and
-// in wasm (libc++); where the two C++ libraries differ the test says so.
+// limits, 2020-12 spellings, and the default regex engine. The same file runs
+// natively, where that engine is std::regex, and in wasm, where it is the
+// host's RegExp (bindings/regexp_engine.cpp); where the two differ the test
+// says what each does. Both run the linear-time matcher on its subset.
 #include "json_schema.hpp"
 
 #include <gtest/gtest.h>
 
-#include <regex>
+#include <cctype>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "json_schema_internal.hpp"  // the linear-time regex matcher, tested against std::regex
+#include "json_schema_internal.hpp"  // the linear-time regex matcher
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#else
+#include <regex>
+#endif
 
 namespace {
 
@@ -581,10 +589,35 @@ TEST(JsonSchemaLimits, InstanceDepthIsAnIssueNotACrash) {
   EXPECT_TRUE(valid({{"type", "array"}}, deep));  // nothing descends: nothing to refuse
 }
 
-// ---- regex engine: std::regex (ECMAScript grammar) against JavaScript ---------
+// ---- regex engine: the host's RegExp in wasm, std::regex natively -----------
+
+#ifdef __EMSCRIPTEN__
+constexpr bool kHostRegExp = true;
+#else
+constexpr bool kHostRegExp = false;
+#endif
 
 bool matches(const std::string& pattern, const std::string& subject) {
   return valid({{"pattern", pattern}}, subject);
+}
+
+// What the reference engine says, straight from it: JavaScript's RegExp with
+// "u" in wasm; natively std::regex, which reads bytes, so only on ASCII.
+std::optional<bool> reference_search(const std::string& pattern, const std::string& subject) {
+#ifdef __EMSCRIPTEN__
+  return EM_ASM_INT(
+             {
+               const text = new TextDecoder("utf-8", {ignoreBOM : true});
+               const pattern = text.decode(HEAPU8.subarray($0, $0 + $1));
+               return new RegExp(pattern, "u").test(text.decode(HEAPU8.subarray($2, $2 + $3)));
+             },
+             pattern.data(), pattern.size(), subject.data(), subject.size()) != 0;
+#else
+  for (const char c : subject) {
+    if (static_cast<unsigned char>(c) >= 0x80) return std::nullopt;
+  }
+  return std::regex_search(subject, std::regex(pattern, std::regex::ECMAScript));
+#endif
 }
 
 TEST(JsonSchemaRegex, DigitsAndWordsAreAsciiAsInJs) {
@@ -601,21 +634,45 @@ TEST(JsonSchemaRegex, AnchorsAndUnanchoredSearch) {
   EXPECT_FALSE(matches("^a.c$", "a\nc"));  // . does not match a line feed (JS: same)
 }
 
-TEST(JsonSchemaRegex, UnicodeIsBytesInTheDefaultEngine) {
+TEST(JsonSchemaRegex, SubjectsAreCodePoints) {
+  // ASCII patterns run on the linear-time matcher in both builds, over code
+  // points, as JS with "u" does.
   const std::string e_acute = "\xC3\xA9";  // é, two bytes in UTF-8
-  EXPECT_FALSE(matches("^.$", e_acute));   // JS (with or without u): true, one character
-  EXPECT_TRUE(matches("^..$", e_acute));   // JS: false
-  EXPECT_TRUE(matches("^caf\xC3\xA9$", "caf" + e_acute));  // literals match as in JS
-  EXPECT_FALSE(matches("^[\xC3\xA9]$", e_acute));          // a class of two bytes (JS: true)
-  EXPECT_FALSE(matches("\\u00e9", e_acute));               // the byte 0xE9 (JS: true)
-  EXPECT_FALSE(matches("^\\s$", "\xC2\xA0"));              // NBSP: JS \s matches it
-  EXPECT_TRUE(matches("^\\S+$",
-                      "a\xC2\xA0"
-                      "b"));  // JS: false
+  EXPECT_TRUE(matches("^.$", e_acute));
+  EXPECT_FALSE(matches("^..$", e_acute));
+  EXPECT_TRUE(matches("^[^a]$", e_acute));
+  EXPECT_TRUE(matches("^.$", "\xF0\x9F\x98\x80"));  // U+1F600, four bytes, one character
+  EXPECT_FALSE(matches("^a.b$", "a\u2028b"));       // U+2028 ends a line: "." skips it
+  EXPECT_TRUE(matches("^\\s$", "\xC2\xA0"));        // NBSP is \s in JS
+  EXPECT_TRUE(matches("^\\s$", "\xE3\x80\x80"));    // so is U+3000
+  EXPECT_FALSE(matches("^\\S+$", "a\u00A0b"));
+  EXPECT_TRUE(matches("^\\S\\W\\D$", "\xC3\xA9\xC3\xA9\xC3\xA9"));
+  // Non-ASCII in the pattern is outside that subset: the host's RegExp reads
+  // code points, std::regex reads bytes.
+  EXPECT_TRUE(matches("^caf\xC3\xA9$", "caf" + e_acute));    // literals match in both
+  EXPECT_EQ(matches("^[\xC3\xA9]$", e_acute), kHostRegExp);  // natively a class of two bytes
+  EXPECT_EQ(matches("\\u00e9", e_acute), kHostRegExp);       // natively the byte 0xE9
+  // A lookahead is outside it too: the host's RegExp sees a leading U+FEFF
+  // (a byte order mark) as the subject's one character.
+  EXPECT_EQ(matches("^(?!a).$", "\xEF\xBB\xBF"), kHostRegExp);
 }
 
-TEST(JsonSchemaRegex, UnsupportedSyntaxIsACompileErrorNamingThePattern) {
-  // JS with the u flag (ajv) supports all of these.
+TEST(JsonSchemaRegex, SyntaxBeyondTheCommonSubset) {
+  EXPECT_TRUE(matches("^(?!admin$)[a-z]+$", "alice"));  // lookahead: both engines
+  EXPECT_FALSE(matches("^(?!admin$)[a-z]+$", "admin"));
+  if (kHostRegExp) {
+    // The host's RegExp with "u" has all of ECMA-262, as ajv does.
+    EXPECT_TRUE(matches("^\\p{L}+$", "caf\xC3\xA9"));
+    EXPECT_FALSE(matches("^\\p{L}+$", "cafe1"));
+    EXPECT_TRUE(matches("(?<=a)b", "ab"));
+    EXPECT_FALSE(matches("(?<=a)b", "cb"));
+    EXPECT_TRUE(matches("^(?<year>\\d{4})-\\k<year>$", "2024-2024"));
+    EXPECT_FALSE(matches("^(?<year>\\d{4})-\\k<year>$", "2024-2025"));
+    // What "u" makes an error is one, named by the host, with the pattern.
+    EXPECT_EQ(compile_error({{"pattern", "\\-"}}).message,
+              "pattern '\\-' is not a valid regular expression: Invalid escape");
+    return;
+  }
   const auto property = compile_error({{"properties", {{"name", {{"pattern", "^\\p{L}+$"}}}}}});
   EXPECT_EQ(property.keyword, "pattern");
   EXPECT_EQ(property.schema_path, "/properties/name/pattern");
@@ -627,8 +684,6 @@ TEST(JsonSchemaRegex, UnsupportedSyntaxIsACompileErrorNamingThePattern) {
             std::string::npos);
   EXPECT_NE(compile_error({{"pattern", "(a)\\k<x>"}}).message.find("named back-references"),
             std::string::npos);
-  EXPECT_TRUE(matches("^(?!admin$)[a-z]+$", "alice"));  // lookahead is supported
-  EXPECT_FALSE(matches("^(?!admin$)[a-z]+$", "admin"));
 }
 
 TEST(JsonSchemaRegex, LongSubjectsDoNotCrash) {
@@ -648,35 +703,29 @@ TEST(JsonSchemaRegex, LongSubjectsDoNotCrash) {
   EXPECT_EQ(over[0].message.rfind("could not check pattern 'a': the string is longer than", 0), 0u);
 }
 
-TEST(JsonSchemaRegex, RunawayBacktrackingIsRefusedOrDecided) {
+TEST(JsonSchemaRegex, RunawayBacktrackingIsDecidedInTheSubset) {
+  // In the linear-time matcher's subset: decided, 2^30 paths or not.
   const std::string subject = std::string(30, 'a') + "b";
-  // In the linear-time matcher's subset: decided, whatever the library.
   expect_issue({{"pattern", "^(a+)+$"}}, subject, "", "/pattern", "must match pattern '^(a+)+$'");
-  // Outside it (a lookahead), std::regex runs: 2^30 paths for a backtracker.
-  const auto found = issues({{"pattern", "^(?=a)(a+)+$"}}, subject);
-  ASSERT_EQ(found.size(), 1u);
-#ifdef _LIBCPP_VERSION
-  EXPECT_EQ(
-      found[0].message,  // libc++ gives up (error_complexity)
-      "could not check pattern '^(?=a)(a+)+$': the pattern is too complex to evaluate against "
-      "this string");
-#else
-  EXPECT_EQ(found[0].message, "must match pattern '^(?=a)(a+)+$'");  // breadth-first: decided
-#endif
+  // Outside it (a lookahead), natively std::regex's breadth-first executor
+  // decides it too. The host's RegExp backtracks, as it does for ajv, with
+  // no time bound (the README's limits): 20 a's are a million paths.
+  const std::string shorter = std::string(kHostRegExp ? 20 : 30, 'a') + "b";
+  expect_issue({{"pattern", "^(?=a)(a+)+$"}}, shorter, "", "/pattern",
+               "must match pattern '^(?=a)(a+)+$'");
 }
 
 TEST(JsonSchemaRegex, LongSubjectsOutsideTheFastSubset) {
   const std::string long_a(100000, 'a');
-  EXPECT_TRUE(matches("^(?=a)a*$", long_a));  // std::regex, not the linear-time matcher
+  EXPECT_TRUE(matches("^(?=a)a*$", long_a));  // the engine behind, not the linear-time matcher
   EXPECT_TRUE(matches("^(?!b)(a|b)*$", long_a));
   EXPECT_FALSE(matches("^(?=a)a*$", long_a + "b"));
 }
 
-// The linear-time matcher must answer exactly as std::regex does on every
-// pattern it accepts. (Not "$" alone: libc++ never tries the empty match at the
-// end of a non-empty subject and says no; JS and libstdc++ say yes, and so does
-// the matcher.)
-TEST(JsonSchemaRegexVm, AgreesWithStdRegexOnItsSubset) {
+// The linear-time matcher must answer exactly as the reference engine does on
+// every pattern it accepts: the host's RegExp with "u" (wasm), std::regex on
+// ASCII subjects (native).
+TEST(JsonSchemaRegexVm, AgreesWithTheReferenceOnItsSubset) {
   const std::vector<std::string> patterns = {
       "^[a-z]+$",
       "^[A-Z]{2}$",
@@ -690,6 +739,7 @@ TEST(JsonSchemaRegexVm, AgreesWithStdRegexOnItsSubset) {
       "b",
       "^$",
       "^",
+      "$",
       "a|",
       "()",
       "(a*)*b",
@@ -707,10 +757,13 @@ TEST(JsonSchemaRegexVm, AgreesWithStdRegexOnItsSubset) {
       "\\W",
       "\\D+",
       "\\S\\s",
+      "^\\s+$",
+      "^\\S+$",
       ".",
       "^.$",
       "^..$",
       "a.c",
+      "^[^a]+$",
       "(?:ab|a)(bc|c)$",
       "^(a|ab)(c|bcd)(d*)$",
       "[^a-z]",
@@ -724,6 +777,7 @@ TEST(JsonSchemaRegexVm, AgreesWithStdRegexOnItsSubset) {
       "^(\\w+\\s?)+$",
       "(^a|b$)",
       "a$|^b",
+      "\\b\\w+\\b",
   };
   std::vector<std::string> subjects = {"",
                                        "a",
@@ -759,6 +813,15 @@ TEST(JsonSchemaRegexVm, AgreesWithStdRegexOnItsSubset) {
                                        "xA",
                                        "caf\xC3\xA9",
                                        "\xC3\xA9",
+                                       "\u00E9b",
+                                       "a\u00A0b",
+                                       "\xE2\x80\xA8",
+                                       "a\u2029c",
+                                       "\xE3\x80\x80",
+                                       "\xEF\xBB\xBF",
+                                       "\xE6\x97\xA5\xE6\x9C\xAC",
+                                       "\xF0\x9F\x98\x80",
+                                       "a\U0001F600b",
                                        "aaaaaaaaaaaaaaaaaaab",
                                        "hello world",
                                        "A"};
@@ -766,23 +829,24 @@ TEST(JsonSchemaRegexVm, AgreesWithStdRegexOnItsSubset) {
   for (char x : alphabet) {
     for (char y : alphabet) subjects.push_back(std::string{x, y});
   }
+  std::size_t compared = 0, reference_subjects = 0;
+  for (const auto& subject : subjects) reference_subjects += reference_search("", subject) ? 1 : 0;
   for (const auto& pattern : patterns) {
     const auto program = agui::schema_detail::compile_regex_program(pattern);
     ASSERT_TRUE(program) << pattern << " should be in the subset";
-    const std::regex reference(pattern, std::regex::ECMAScript);
     for (const auto& subject : subjects) {
-      bool expected = false;
-      try {
-        expected = std::regex_search(subject, reference);
-      } catch (const std::regex_error&) {
-        continue;  // libc++ gives up on "^(a+)+$" against 19 a's and a b; nothing to compare
-      }
-      EXPECT_EQ(agui::schema_detail::regex_program_search(*program, subject), expected)
+      const auto expected = reference_search(pattern, subject);
+      if (!expected) continue;
+      ++compared;
+      EXPECT_EQ(agui::schema_detail::regex_program_search(*program, subject), *expected)
           << "pattern " << pattern << " on " << json(subject).dump();
     }
   }
-  // Left to std::regex: back-references, lookaround, non-ASCII pattern bytes,
-  // syntax the C++ libraries disagree on, and escapes beyond the subset.
+  // Every subject in wasm; natively, the ASCII ones.
+  EXPECT_EQ(compared, patterns.size() * reference_subjects);
+  EXPECT_EQ(reference_subjects, kHostRegExp ? subjects.size() : subjects.size() - 11);
+  // Left to the engine behind: back-references, lookaround, non-ASCII pattern
+  // bytes, syntax the engines disagree on, and escapes beyond the subset.
   for (const char* outside :
        {"(a)\\1", "(?=a)", "(?!a)b", "\\cA", "a{,3}", "[\\d-z]", "caf\xC3\xA9", "[]", "[^]", "a]",
         "x{", "a}", "\\u00e9", "\\x80", "[[:alpha:]]", "\\_", "\\e", "a**", "^*"}) {
@@ -791,22 +855,42 @@ TEST(JsonSchemaRegexVm, AgreesWithStdRegexOnItsSubset) {
 }
 
 TEST(JsonSchemaRegex, BackReferences) {
-#ifdef _LIBCPP_VERSION
-  EXPECT_TRUE(matches("^(ab)\\1$", "abab"));
-  EXPECT_TRUE(issues({{"pattern", "^(a)\\1*$"}}, std::string(5000, 'a')).empty());
-  // Runaway backtracking is an issue, never a hang.
-  const auto found = issues({{"pattern", "^(a+)+\\1$"}}, std::string(40, 'a') + "b");
-  ASSERT_EQ(found.size(), 1u);
-  EXPECT_NE(found[0].message.find("too complex"), std::string::npos);
-#else
+  if (kHostRegExp) {
+    EXPECT_TRUE(matches("^(ab)\\1$", "abab"));
+    EXPECT_FALSE(matches("^(ab)\\1$", "abba"));
+    EXPECT_TRUE(issues({{"pattern", "^(a)\\1*$"}}, std::string(5000, 'a')).empty());
+    return;
+  }
   // libstdc++ could only backtrack them, without a time bound.
   EXPECT_NE(
       compile_error({{"pattern", "^(ab)\\1$"}}).message.find("back-references are not supported"),
       std::string::npos);
-#endif
 }
 
-TEST(JsonSchemaRegex, WhatWouldOverflowOrRunAwayInsideStdRegexIsRefusedFirst) {
+std::string lowercase(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+TEST(JsonSchemaRegex, WhatWouldOverflowOrRunAwayIsRefused) {
+  // Stacked quantifiers: JS says "nothing to repeat"; libstdc++ would
+  // backtrack, so the native engine refuses them first, in the same words.
+  for (const char* stacked : {"(a)+*", "a**", "a+{2}", "a{2}{3}", "a???", "x*?+"}) {
+    EXPECT_NE(lowercase(compile_error({{"pattern", stacked}}).message).find("nothing to repeat"),
+              std::string::npos)
+        << stacked;
+  }
+  for (const char* fine : {"a+?", "a??", "a{2}?b*", "(a*)*", "[*+]+", "\\*+"}) {
+    EXPECT_NE(compiled({{"pattern", fine}}), nullptr) << fine;
+  }
+  EXPECT_TRUE(matches("^a{2,1000}$", "aa"));  // large bounds under the limit are fine
+  EXPECT_NE(compile_error({{"pattern", "(a)\\8888888888888888888"}})
+                .message.find(kHostRegExp
+                                  ? "Invalid escape"
+                                  : "the back-reference \\8888888888888888888 names no group (the "
+                                    "pattern has 1)"),
+            std::string::npos);
+  if (kHostRegExp) return;  // V8 reads a bound past 2^31 as unbounded
   // Numbers std::regex's parser reads into an int (undefined behaviour there).
   const auto bound = compile_error({{"pattern", "^[1-9]{83333333333333333333,}$"}});
   EXPECT_EQ(bound.keyword, "pattern");
@@ -816,24 +900,9 @@ TEST(JsonSchemaRegex, WhatWouldOverflowOrRunAwayInsideStdRegexIsRefusedFirst) {
   EXPECT_NE(compile_error({{"pattern", "[1-9]{83333333333333333333333,|"}})
                 .message.find("a quantifier bound above 100000 (at byte 5)"),
             std::string::npos);
-  EXPECT_TRUE(matches("^a{2,1000}$", "aa"));  // large bounds under the limit are fine
-  const auto group = compile_error({{"pattern", "(a)\\8888888888888888888"}});
-  EXPECT_NE(group.message.find("the back-reference \\8888888888888888888 names no group (the "
-                               "pattern has 1)"),
-            std::string::npos)
-      << group.message;
-  // Stacked quantifiers: JS says "nothing to repeat"; libstdc++ would backtrack.
-  for (const char* stacked : {"(a)+*", "a**", "a+{2}", "a{2}{3}", "a???", "x*?+"}) {
-    EXPECT_NE(compile_error({{"pattern", stacked}}).message.find("nothing to repeat"),
-              std::string::npos)
-        << stacked;
-  }
-  for (const char* fine : {"a+?", "a??", "a{2}?b*", "(a*)*", "[*+]+", "\\*+"}) {
-    EXPECT_NE(compiled({{"pattern", fine}}), nullptr) << fine;
-  }
 }
 
-// A host engine (the browser's RegExp, later) plugs in through RegexEngine.
+// Any engine plugs in through RegexEngine, as the host's RegExp does in wasm.
 class PrefixEngine final : public agui::RegexEngine {
  public:
   mutable int searches = 0;

@@ -19,6 +19,12 @@ const extra = {
     }
     yield* call(api, input.forwardedProps.args);
   },
+  // Calls get_weather once with each of forwardedProps.calls, then says what each got.
+  async *rich(input, api) {
+    const calls = api.calls;
+    if (calls.length) return yield* say(api, calls.map((c) => c.result?.error ?? 'ok').join(' | '));
+    for (const args of input.forwardedProps.calls) yield* call(api, JSON.stringify(args));
+  },
 };
 function* say(api, text) {
   const messageId = api.id('msg');
@@ -128,18 +134,9 @@ test('a broken schema is refused at registration, naming the tool and where', T,
 });
 
 test('keywords beyond type/required/properties are enforced: minLength, pattern, enum via $ref, items, dependentRequired', T, async (t) => {
-  const server2 = await startServer(after, {
-    scenarios: {
-      async *rich(input, api) {
-        const calls = api.calls;
-        if (calls.length) return yield* say(api, calls.map((c) => c.result?.error ?? 'ok').join(' | '));
-        for (const args of input.forwardedProps.calls) yield* call(api, JSON.stringify(args));
-      },
-    },
-  });
   const seen = [];
   const rt = await open(t, {
-    url: server2.url('rich'),
+    url: server.url('rich'),
     forwardedProps: {
       calls: [
         { city: '' }, // minLength (and pattern)
@@ -172,4 +169,40 @@ test('keywords beyond type/required/properties are enforced: minLength, pattern,
   const results = toolMessages(rt.messages);
   const paths = results.slice(0, 5).map((m) => JSON.parse(m.content).details.map((d) => d.path));
   assert.deepEqual(paths, [['/city', '/city'], ['/city'], ['/unit'], ['/days'], ['']]);
+});
+
+test('patterns are ECMA-262 as the page\'s own RegExp reads them: \\p{...}, lookbehind, named groups, code points', T, async (t) => {
+  const seen = [];
+  const rt = await open(t, {
+    url: server.url('rich'),
+    forwardedProps: {
+      calls: [
+        { name: 'Zo\u00eb', price: '$12', month: '2026-12', initial: '\u00e9' }, // valid
+        { name: 'Zo3' }, // \p{L}: letters in any script, not digits
+        { price: '\u20ac12' }, // lookbehind: a dollar sign before the digits
+        { month: '2026-1' }, // named groups
+        { initial: 'ab' }, // "." is one code point: two are too many...
+        { initial: '\u{1F600}' }, // ...and one outside the BMP is one
+      ],
+    },
+    tools: [{
+      name: 'get_weather',
+      description: 'w',
+      parameters: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', pattern: '^\\p{L}+$' },
+          price: { type: 'string', pattern: '(?<=\\$)\\d+$' },
+          month: { type: 'string', pattern: '^(?<year>\\d{4})-(?<month>\\d{2})$' },
+          initial: { type: 'string', pattern: '^.$' },
+        },
+      },
+      handler: (args) => (seen.push(args), 'ok'),
+    }],
+  });
+  assert.deepEqual(await rt.send('go'), { reason: 'done' });
+  assert.deepEqual(seen, [{ name: 'Zo\u00eb', price: '$12', month: '2026-12', initial: '\u00e9' }, { initial: '\u{1F600}' }]);
+  const refused = toolMessages(rt.messages).filter((m) => m.content !== 'ok').map((m) => JSON.parse(m.content));
+  assert.deepEqual(refused.map((r) => r.details.map((d) => d.path)), [['/name'], ['/price'], ['/month'], ['/initial']]);
+  assert.match(refused[0].details[0].message, /must match pattern '\^\\p\{L\}\+\$'/);
 });

@@ -1,0 +1,132 @@
+// The wasm build's default RegexEngine: the host's own RegExp, with the "u"
+// flag, as JSON Schema validators in JavaScript use it. JSON Schema specifies
+// ECMA-262 patterns, and the host has the engine that defines them, so the
+// module ships no regex engine of its own (std::regex was a quarter of the
+// size of the package).
+//
+// Patterns in the linear-time matcher's subset (json_schema_regex_vm.cpp) still
+// run there: no call out of wasm, no string copy, no backtracking. The host
+// compiles every pattern, so what is valid is what the host says is valid,
+// and it runs the rest (lookaround, back-references, \p{...}, named groups).
+//
+// This file sits in bindings/ because it includes <emscripten.h>; the core
+// keeps none. The wasm build compiles it into the core (CMakeLists.txt), so
+// the module and the wasm GoogleTest suite run on the same engine.
+#include <emscripten.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <variant>
+
+#include "json_schema.hpp"
+#include "json_schema_internal.hpp"
+
+// The compiled RegExps live in a table on the module, by number. A failure
+// leaves its message there for agui_regexp_error() to copy out. Strings cross
+// as (pointer, length) and are decoded with TextDecoder, which, unlike
+// UTF8ToString, does not stop at a NUL inside the string (nor, told so, drop a
+// leading byte order mark).
+
+EM_JS(int, agui_regexp_new, (const char* pattern, int length), {
+  const table = Module.aguiRegExps || (Module.aguiRegExps = {list : [], free : [], error : ""});
+  // ignoreBOM: a subject that starts with U+FEFF keeps it.
+  const decoder = table.decoder || (table.decoder = new TextDecoder("utf-8", {ignoreBOM : true}));
+  let regexp;
+  try {
+    regexp = new RegExp(decoder.decode(HEAPU8.subarray(pattern, pattern + length)), "u");
+  } catch (e) {
+    // V8 says "Invalid regular expression: /(a/u: Unterminated group": the
+    // pattern is already named by the caller.
+    const message = String(e && e.message);
+    const v8 = message.startsWith("Invalid regular expression: /");
+    const end = v8 ? message.lastIndexOf("/u: ") : -1;
+    table.error = end < 0 ? message : message.slice(end + 4);
+    return -1;
+  }
+  const id = table.free.length ? table.free.pop() : table.list.length;
+  table.list[id] = regexp;
+  return id;
+});
+
+EM_JS(int, agui_regexp_test, (int id, const char* subject, int length), {
+  const table = Module.aguiRegExps;
+  try {
+    return table.list[id].test(table.decoder.decode(HEAPU8.subarray(subject, subject + length)))
+               ? 1
+               : 0;
+  } catch (e) {  // e.g. RangeError: Maximum call stack size exceeded
+    table.error = String(e && e.message);
+    return -1;
+  }
+});
+
+EM_JS(void, agui_regexp_delete, (int id), {
+  const table = Module.aguiRegExps;
+  table.list[id] = undefined;
+  table.free.push(id);
+});
+
+EM_JS(int, agui_regexp_error_length, (), { return lengthBytesUTF8(Module.aguiRegExps.error); });
+
+EM_JS(void, agui_regexp_error, (char* out, int capacity),
+      { stringToUTF8(Module.aguiRegExps.error, out, capacity); });
+
+namespace agui {
+namespace {
+
+constexpr std::size_t kMaxPatternBytes = 16 * 1024;
+
+std::string last_error() {
+  std::string message(static_cast<std::size_t>(agui_regexp_error_length()) + 1, '\0');
+  agui_regexp_error(message.data(), static_cast<int>(message.size()));
+  message.pop_back();  // the NUL stringToUTF8 writes
+  return message;
+}
+
+struct HostPattern {
+  int id;
+  // The same pattern for the linear-time matcher, when it is in its subset.
+  std::shared_ptr<const schema_detail::RegexProgram> program;
+  explicit HostPattern(int regexp) : id(regexp) {}
+  ~HostPattern() { agui_regexp_delete(id); }
+  HostPattern(const HostPattern&) = delete;
+  HostPattern& operator=(const HostPattern&) = delete;
+};
+
+class HostRegExpEngine final : public RegexEngine {
+ public:
+  std::variant<std::shared_ptr<const void>, std::string> compile(
+      const std::string& pattern) const override {
+    if (pattern.size() > kMaxPatternBytes) {
+      return "pattern is longer than " + std::to_string(kMaxPatternBytes) + " bytes";
+    }
+    const int id = agui_regexp_new(pattern.data(), static_cast<int>(pattern.size()));
+    if (id < 0) return last_error();
+    auto compiled = std::make_shared<HostPattern>(id);
+    compiled->program = schema_detail::compile_regex_program(pattern);
+    return std::shared_ptr<const void>(std::move(compiled));
+  }
+
+  bool search(const void* handle, const std::string& subject) const override {
+    const auto& compiled = *static_cast<const HostPattern*>(handle);
+    if (subject.size() > kDefaultRegexMaxSubjectBytes) {
+      throw std::length_error("the string is longer than the default regex engine's limit of " +
+                              std::to_string(kDefaultRegexMaxSubjectBytes) + " bytes");
+    }
+    if (compiled.program) return schema_detail::regex_program_search(*compiled.program, subject);
+    const int found =
+        agui_regexp_test(compiled.id, subject.data(), static_cast<int>(subject.size()));
+    if (found < 0) throw std::runtime_error(last_error());
+    return found == 1;
+  }
+};
+
+}  // namespace
+
+const RegexEngine& default_regex_engine() {
+  static const HostRegExpEngine engine;
+  return engine;
+}
+
+}  // namespace agui
