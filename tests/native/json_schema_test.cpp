@@ -655,6 +655,8 @@ TEST(JsonSchemaRegex, SubjectsAreCodePoints) {
   // A lookahead is outside it too: the host's RegExp sees a leading U+FEFF
   // (a byte order mark) as the subject's one character.
   EXPECT_EQ(matches("^(?!a).$", "\xEF\xBB\xBF"), kHostRegExp);
+  // And a NUL inside the subject is a character like any other, not its end.
+  EXPECT_TRUE(matches("^(?!x)a\\x00b$", std::string("a\0b", 3)));
 }
 
 TEST(JsonSchemaRegex, SyntaxBeyondTheCommonSubset) {
