@@ -75,8 +75,6 @@ EM_JS(void, agui_regexp_error, (char* out, int capacity),
 namespace agui {
 namespace {
 
-constexpr std::size_t kMaxPatternBytes = 16 * 1024;
-
 std::string last_error() {
   std::string message(static_cast<std::size_t>(agui_regexp_error_length()) + 1, '\0');
   agui_regexp_error(message.data(), static_cast<int>(message.size()));
@@ -84,39 +82,27 @@ std::string last_error() {
   return message;
 }
 
-struct HostPattern {
+// A compiled RegExp, released with its handle.
+struct HostRegExp {
   int id;
-  // The same pattern for the linear-time matcher, when it is in its subset.
-  std::shared_ptr<const schema_detail::RegexProgram> program;
-  explicit HostPattern(int regexp) : id(regexp) {}
-  ~HostPattern() { agui_regexp_delete(id); }
-  HostPattern(const HostPattern&) = delete;
-  HostPattern& operator=(const HostPattern&) = delete;
+  explicit HostRegExp(int regexp) : id(regexp) {}
+  ~HostRegExp() { agui_regexp_delete(id); }
+  HostRegExp(const HostRegExp&) = delete;
+  HostRegExp& operator=(const HostRegExp&) = delete;
 };
 
-class HostRegExpEngine final : public RegexEngine {
- public:
-  std::variant<std::shared_ptr<const void>, std::string> compile(
+class HostRegExpEngine final : public schema_detail::MatcherFirstEngine {
+ protected:
+  std::variant<std::shared_ptr<const void>, std::string> compile_behind(
       const std::string& pattern) const override {
-    if (pattern.size() > kMaxPatternBytes) {
-      return "pattern is longer than " + std::to_string(kMaxPatternBytes) + " bytes";
-    }
     const int id = agui_regexp_new(pattern.data(), static_cast<int>(pattern.size()));
     if (id < 0) return last_error();
-    auto compiled = std::make_shared<HostPattern>(id);
-    compiled->program = schema_detail::compile_regex_program(pattern);
-    return std::shared_ptr<const void>(std::move(compiled));
+    return std::shared_ptr<const void>(std::make_shared<HostRegExp>(id));
   }
 
-  bool search(const void* handle, const std::string& subject) const override {
-    const auto& compiled = *static_cast<const HostPattern*>(handle);
-    if (subject.size() > kDefaultRegexMaxSubjectBytes) {
-      throw std::length_error("the string is longer than the default regex engine's limit of " +
-                              std::to_string(kDefaultRegexMaxSubjectBytes) + " bytes");
-    }
-    if (compiled.program) return schema_detail::regex_program_search(*compiled.program, subject);
-    const int found =
-        agui_regexp_test(compiled.id, subject.data(), static_cast<int>(subject.size()));
+  bool search_behind(const void* handle, const std::string& subject) const override {
+    const int id = static_cast<const HostRegExp*>(handle)->id;
+    const int found = agui_regexp_test(id, subject.data(), static_cast<int>(subject.size()));
     if (found < 0) throw std::runtime_error(last_error());
     return found == 1;
   }

@@ -80,6 +80,24 @@ struct RegexProgram;
 std::shared_ptr<const RegexProgram> compile_regex_program(std::string_view pattern);
 bool regex_program_search(const RegexProgram& program, std::string_view subject);
 
+// What the default engines share (json_schema_regex_vm.cpp): the pattern and
+// subject limits, and the linear-time matcher for the patterns in its subset.
+// The engine behind (std::regex natively, the host's RegExp in wasm) compiles
+// every pattern, so it alone decides what is valid, and runs the rest.
+class MatcherFirstEngine : public RegexEngine {
+ public:
+  static constexpr std::size_t kMaxPatternBytes = 16 * 1024;
+  std::variant<std::shared_ptr<const void>, std::string> compile(
+      const std::string& pattern) const final;
+  bool search(const void* compiled, const std::string& subject) const final;
+
+ protected:
+  // A handle of the engine behind, or why the pattern is not valid there.
+  virtual std::variant<std::shared_ptr<const void>, std::string> compile_behind(
+      const std::string& pattern) const = 0;
+  virtual bool search_behind(const void* compiled, const std::string& subject) const = 0;
+};
+
 struct Node;
 
 struct Regex {

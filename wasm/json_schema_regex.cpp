@@ -38,16 +38,9 @@
 namespace agui {
 namespace {
 
-constexpr std::size_t kMaxPatternBytes = 16 * 1024;
 constexpr std::size_t kMaxGroupNesting = 64;
 // Each bound is a copy of the repeated part in std::regex's automaton.
 constexpr std::size_t kMaxQuantifierBound = 100000;
-
-struct StdPattern {
-  std::regex regex;
-  // The same pattern for the linear-time matcher, when it is in its subset.
-  std::shared_ptr<const schema_detail::RegexProgram> program;
-};
 
 struct Scan {
   std::string unsupported;  // why the default engine cannot take the pattern
@@ -206,39 +199,27 @@ Scan scan(const std::string& pattern) {
   return out;
 }
 
-class StdRegexEngine final : public RegexEngine {
- public:
-  std::variant<std::shared_ptr<const void>, std::string> compile(
+class StdRegexEngine final : public schema_detail::MatcherFirstEngine {
+ protected:
+  std::variant<std::shared_ptr<const void>, std::string> compile_behind(
       const std::string& pattern) const override {
-    if (pattern.size() > kMaxPatternBytes) {
-      return "pattern is longer than " + std::to_string(kMaxPatternBytes) + " bytes";
-    }
     const Scan found = scan(pattern);
     if (!found.unsupported.empty()) return found.unsupported;
     try {
-      auto compiled = std::make_shared<StdPattern>();
       auto flags = found.backreference ? std::regex::ECMAScript
                                        : std::regex::ECMAScript | std::regex::nosubs;
 #ifdef __GLIBCXX__
       if (!found.backreference) flags |= std::regex_constants::__polynomial;
 #endif
-      compiled->regex = std::regex(pattern, flags);
-      compiled->program = schema_detail::compile_regex_program(pattern);
-      return std::shared_ptr<const void>(std::move(compiled));
+      return std::shared_ptr<const void>(std::make_shared<std::regex>(pattern, flags));
     } catch (const std::regex_error& e) {
       return std::string(e.what());
     }
   }
 
-  bool search(const void* handle, const std::string& subject) const override {
-    const auto& compiled = *static_cast<const StdPattern*>(handle);
-    if (subject.size() > kDefaultRegexMaxSubjectBytes) {
-      throw std::length_error("the string is longer than the default regex engine's limit of " +
-                              std::to_string(kDefaultRegexMaxSubjectBytes) + " bytes");
-    }
-    if (compiled.program) return schema_detail::regex_program_search(*compiled.program, subject);
+  bool search_behind(const void* handle, const std::string& subject) const override {
     try {
-      return std::regex_search(subject, compiled.regex);
+      return std::regex_search(subject, *static_cast<const std::regex*>(handle));
     } catch (const std::regex_error&) {
       throw std::runtime_error("the pattern is too complex to evaluate against this string");
     }

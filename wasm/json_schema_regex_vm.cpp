@@ -11,13 +11,17 @@
 // Unicode spaces, \d \w \b stay ASCII. Tests hold it to the browser's RegExp
 // in the wasm build and to std::regex on ASCII natively. Anything outside the
 // subset (back-references, lookaround, non-ASCII pattern bytes, odd syntax) is
-// left to the engine behind it.
+// left to the engine behind it: MatcherFirstEngine, at the end, is the part
+// both default engines share.
 #include <bitset>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "json_schema_internal.hpp"
@@ -569,6 +573,36 @@ bool regex_program_search(const RegexProgram& program, std::string_view s) {
     current.swap(next);
   }
   return false;
+}
+
+namespace {
+struct MatcherFirstPattern {
+  std::shared_ptr<const void> behind;
+  std::shared_ptr<const RegexProgram> program;  // null: outside the subset
+};
+}  // namespace
+
+std::variant<std::shared_ptr<const void>, std::string> MatcherFirstEngine::compile(
+    const std::string& pattern) const {
+  if (pattern.size() > kMaxPatternBytes) {
+    return "pattern is longer than " + std::to_string(kMaxPatternBytes) + " bytes";
+  }
+  auto behind = compile_behind(pattern);
+  if (auto* error = std::get_if<std::string>(&behind)) return std::move(*error);
+  auto compiled = std::make_shared<MatcherFirstPattern>();
+  compiled->behind = std::get<std::shared_ptr<const void>>(std::move(behind));
+  compiled->program = compile_regex_program(pattern);
+  return std::shared_ptr<const void>(std::move(compiled));
+}
+
+bool MatcherFirstEngine::search(const void* handle, const std::string& subject) const {
+  const auto& compiled = *static_cast<const MatcherFirstPattern*>(handle);
+  if (subject.size() > kDefaultRegexMaxSubjectBytes) {
+    throw std::length_error("the string is longer than the default regex engine's limit of " +
+                            std::to_string(kDefaultRegexMaxSubjectBytes) + " bytes");
+  }
+  if (compiled.program) return regex_program_search(*compiled.program, subject);
+  return search_behind(compiled.behind.get(), subject);
 }
 
 }  // namespace agui::schema_detail
