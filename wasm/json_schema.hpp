@@ -44,18 +44,18 @@ class RegexEngine {
   virtual bool search(const void* compiled, const std::string& subject) const = 0;
 };
 
-// The default engine. In every build, patterns in the common subset (ASCII
-// literals, classes, \d \w \s, groups, alternation, quantifiers, ^ $ \b) run
-// on a linear-time matcher over code points that answers as JavaScript's
-// RegExp with the "u" flag does (what JSON Schema validators in JS use); the
-// rest run on the engine behind it:
+// The default engine. In every build, patterns in the common subset (literals
+// and \u escapes, classes and ranges of any code points, \d \w \s, groups,
+// alternation, quantifiers, ^ $ \b) run on a linear-time matcher over code
+// points that answers as JavaScript's RegExp with the "u" flag does (what
+// JSON Schema validators in JS use); the rest run on the engine behind it:
 // - wasm: the host's RegExp with "u" (bindings/regexp_engine.cpp), which also
 //   decides what is valid: all of ECMA-262, \p{...}, lookbehind and named
 //   groups included. It has no time bound: a backtracking pattern outside the
 //   subset ("^(?=a)(a+)+$") can take as long as it does in ajv.
 // - native: std::regex with its ECMAScript grammar, over UTF-8 bytes (a
-//   non-ASCII character in a class is its separate bytes; "\u00e9" is the
-//   byte 0xE9). \p{...}, lookbehind, named groups and \k<name> are compile
+//   non-ASCII character in a class is its separate bytes, "." one byte).
+//   \p{...}, lookbehind, named groups and \k<name> are compile
 //   errors naming the pattern; so are back-references (libstdc++ could only
 //   backtrack them, without a time bound), quantifier bounds over 100000 and
 //   stacked quantifiers ("a**", JS's "nothing to repeat"), refused before

@@ -1,20 +1,22 @@
 // A linear-time matcher for the subset of ECMAScript patterns that tool
-// schemas use ("^[A-Z]{2}$", "^\\d{4}-\\d{2}-\\d{2}$", "^(a|b)(\\+c)*$"):
-// ASCII literals, ".", classes, \d \w \s and their negations, groups,
-// alternation, greedy and lazy quantifiers, ^ $ \b \B. It compiles such a
-// pattern to a small NFA program and runs it as a Pike VM over the subject's
-// code points: no recursion, no backtracking, time proportional to subject
-// length times program size. Whether a match exists does not depend on
-// ECMAScript's backtracking order, so for this subset the answer is the one
-// JavaScript's RegExp gives with the "u" flag, as JSON Schema validators in JS
-// use it: "." is one code point (not U+2028 or U+2029), \s includes the
-// Unicode spaces, \d \w \b stay ASCII. Tests hold it to the browser's RegExp
-// in the wasm build and to std::regex on ASCII natively. Anything outside the
-// subset (back-references, lookaround, non-ASCII pattern bytes, odd syntax) is
-// left to the engine behind it: MatcherFirstEngine, at the end, is the part
-// both default engines share.
+// schemas use ("^[A-Z]{2}$", "^\\d{4}-\\d{2}-\\d{2}$", "^[A-Za-zÀ-ÿ' -]+$"):
+// literals, ".", classes and ranges of any code points, \d \w \s and their
+// negations, \x and \u escapes, groups, alternation, greedy and lazy
+// quantifiers, ^ $ \b \B. It compiles such a pattern to a small NFA program
+// and runs it as a Pike VM over the subject's code points: no recursion, no
+// backtracking, time proportional to subject length times program size.
+// Whether a match exists does not depend on ECMAScript's backtracking order,
+// so for this subset the answer is the one JavaScript's RegExp gives with the
+// "u" flag, as JSON Schema validators in JS use it: "." is one code point (not
+// U+2028 or U+2029), \s includes the Unicode spaces, \d \w \b stay ASCII.
+// Tests hold it to the browser's RegExp in the wasm build and to std::regex on
+// ASCII natively. Anything outside the subset (back-references, lookaround,
+// surrogate escapes, odd syntax) is left to the engine behind it:
+// MatcherFirstEngine, at the end, is the part both default engines share.
+#include <algorithm>
 #include <bitset>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -27,6 +29,76 @@
 #include "json_schema_internal.hpp"
 
 namespace agui::schema_detail {
+
+constexpr char32_t kMaxCodePoint = 0x10FFFF;
+constexpr char32_t kNotACodePoint = 0xFFFD;  // what a decoder makes of a malformed byte
+
+// A set of code points: ASCII as a bitmap, the rest as sorted, disjoint,
+// non-adjacent ranges (a class like [À-ÖØ-öø-ÿ] is three).
+class CodePointSet {
+  using Set = CodePointSet;
+
+ public:
+  void add(char32_t lo, char32_t hi) {
+    for (; lo <= hi && lo < 0x80; ++lo) ascii_.set(lo);
+    if (lo > hi) return;
+    wide_.emplace_back(lo, hi);
+    normalize();
+  }
+  void add(char32_t c) { add(c, c); }
+  Set& operator|=(const Set& other) {
+    ascii_ |= other.ascii_;
+    wide_.insert(wide_.end(), other.wide_.begin(), other.wide_.end());
+    normalize();
+    return *this;
+  }
+  friend Set operator|(Set a, const Set& b) { return a |= b; }
+  Set complement() const {
+    Set out;
+    out.ascii_ = ~ascii_;
+    char32_t next = 0x80;
+    for (const auto& [lo, hi] : wide_) {
+      if (lo > next) out.wide_.emplace_back(next, lo - 1);
+      next = hi + 1;
+    }
+    if (next <= kMaxCodePoint) out.wide_.emplace_back(next, kMaxCodePoint);
+    return out;
+  }
+  bool contains(char32_t c) const {
+    if (c < 0x80) return ascii_[c];
+    auto it = std::upper_bound(wide_.begin(), wide_.end(), c,
+                               [](char32_t v, const auto& r) { return v < r.first; });
+    return it != wide_.begin() && c <= std::prev(it)->second;
+  }
+  // The one code point in the set, if it holds exactly one.
+  std::optional<char32_t> single() const {
+    const std::size_t n = ascii_.count();
+    if (n == 1 && wide_.empty()) {
+      for (char32_t c = 0; c < 0x80; ++c) {
+        if (ascii_[c]) return c;
+      }
+    }
+    if (n == 0 && wide_.size() == 1 && wide_[0].first == wide_[0].second) return wide_[0].first;
+    return std::nullopt;
+  }
+
+ private:
+  void normalize() {
+    std::sort(wide_.begin(), wide_.end());
+    std::vector<std::pair<char32_t, char32_t>> merged;
+    for (const auto& r : wide_) {
+      if (!merged.empty() && r.first <= merged.back().second + 1) {
+        merged.back().second = std::max(merged.back().second, r.second);
+      } else {
+        merged.push_back(r);
+      }
+    }
+    wide_ = std::move(merged);
+  }
+
+  std::bitset<128> ascii_;
+  std::vector<std::pair<char32_t, char32_t>> wide_;
+};
 
 struct RegexProgram {
   enum class Op : std::uint8_t {
@@ -42,7 +114,7 @@ struct RegexProgram {
   struct Instr {
     Op op = Op::kMatch;
     std::uint32_t x = 0, y = 0;
-    std::bitset<256> set{};  // kSet: the units it accepts (below)
+    CodePointSet set{};  // kSet: the code points it accepts
   };
   std::vector<Instr> code;
   bool anchored = false;  // starts with ^: try position 0 only
@@ -50,14 +122,7 @@ struct RegexProgram {
 
 namespace {
 
-// A subject is read one code point at a time, and each code point is one unit
-// of a Set: an ASCII character is itself; every other code point is one of
-// three units, since an ASCII pattern can only tell these apart.
-using Set = std::bitset<256>;
-constexpr unsigned kLineTerminatorUnit = 0x80;  // U+2028, U+2029: not matched by "."
-constexpr unsigned kSpaceUnit = 0x81;           // the other non-ASCII code points \s matches
-constexpr unsigned kOtherUnit = 0x82;           // every other non-ASCII code point
-constexpr unsigned kUnits = 0x83;
+using Set = CodePointSet;
 constexpr std::size_t kMaxProgram = 4000;
 constexpr int kMaxNesting = 32;
 
@@ -65,46 +130,42 @@ bool is_word(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-Set range(unsigned char lo, unsigned char hi) {
+Set range(char32_t lo, char32_t hi) {
   Set s;
-  for (unsigned c = lo; c <= hi; ++c) s.set(c);
+  s.add(lo, hi);
   return s;
 }
-
-Set complement(const Set& s) { return ~s & range(0, kUnits - 1); }
 
 Set digits() { return range('0', '9'); }
-Set words() {
-  Set s;
-  for (unsigned c = 0; c < 128; ++c) s[c] = is_word(static_cast<unsigned char>(c));
-  return s;
-}
+Set words() { return range('a', 'z') | range('A', 'Z') | range('0', '9') | range('_', '_'); }
 Set spaces() {  // ECMAScript's WhiteSpace and LineTerminator
   Set s;
-  for (const char c : {' ', '\t', '\n', '\v', '\f', '\r'}) s.set(static_cast<unsigned char>(c));
-  s.set(kLineTerminatorUnit);
-  s.set(kSpaceUnit);
+  for (const char32_t c : {U' ', U'\t', U'\n', U'\v', U'\f', U'\r', U'\u00A0', U'\u1680', U'\u2028',
+                           U'\u2029', U'\u202F', U'\u205F', U'\u3000', U'\uFEFF'}) {
+    s.add(c);
+  }
+  s.add(0x2000, 0x200A);
   return s;
 }
 
-// The unit of the code point at s[pos], and how many bytes it takes. A byte
-// that starts no well-formed sequence is one unit by itself, as a decoder's
-// U+FFFD would be.
-std::pair<unsigned, std::size_t> unit_at(std::string_view s, std::size_t pos) {
+// The code point at s[pos], and how many bytes it takes. A byte that starts
+// no well-formed sequence is one U+FFFD, as a decoder would read it.
+std::pair<char32_t, std::size_t> code_point_at(std::string_view s, std::size_t pos) {
   const auto lead = static_cast<unsigned char>(s[pos]);
   if (lead < 0x80) return {lead, 1};
-  const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-  if (length == 1 || pos + length > s.size()) return {kOtherUnit, 1};
-  std::uint32_t cp = lead & (0x7F >> length);
+  const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 1;
+  if (length == 1 || lead > 0xF4 || pos + length > s.size()) return {kNotACodePoint, 1};
+  char32_t cp = lead & (0x7F >> length);
   for (std::size_t k = 1; k < length; ++k) {
     const auto next = static_cast<unsigned char>(s[pos + k]);
-    if ((next & 0xC0) != 0x80) return {kOtherUnit, 1};
+    if ((next & 0xC0) != 0x80) return {kNotACodePoint, 1};
     cp = cp << 6 | (next & 0x3F);
   }
-  if (cp == 0x2028 || cp == 0x2029) return {kLineTerminatorUnit, length};
-  const bool space = cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x202F ||
-                     cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
-  return {space ? kSpaceUnit : kOtherUnit, length};
+  const char32_t shortest = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000;
+  if (cp < shortest || cp > kMaxCodePoint || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    return {kNotACodePoint, 1};
+  }
+  return {cp, length};
 }
 
 // The pattern as a tree, before it becomes code.
@@ -136,8 +197,10 @@ class Parser {
   explicit Parser(std::string_view p) : p_(p) {}
 
   std::optional<Ast> parse() {
-    for (const char c : p_) {
-      if (static_cast<unsigned char>(c) >= 0x80) return std::nullopt;
+    for (std::size_t i = 0; i < p_.size();) {
+      const auto [cp, length] = code_point_at(p_, i);
+      if (cp == kNotACodePoint && length == 1) return std::nullopt;  // not UTF-8 (or U+FFFD)
+      i += length;
     }
     auto tree = disjunction(0);
     if (!tree || i_ != p_.size()) return std::nullopt;
@@ -244,10 +307,8 @@ class Parser {
     switch (c) {
       case '.':
         ++i_;
-        set.set = range(0, kUnits - 1);
-        set.set.reset('\n');
-        set.set.reset('\r');
-        set.set.reset(kLineTerminatorUnit);
+        set.set = range(U'\n', U'\n') | range(U'\r', U'\r') | range(0x2028, 0x2029);
+        set.set = set.set.complement();  // "." is every code point but a line terminator
         return set;
       case '(': {
         ++i_;
@@ -279,10 +340,16 @@ class Parser {
       case '|':
         return std::nullopt;  // errors with "u", or read differently by std::regex: leave them
       default:
-        ++i_;
-        set.set.set(static_cast<unsigned char>(c));
+        set.set.add(literal());
         return set;
     }
+  }
+
+  // One code point of the pattern's text (valid UTF-8: parse() checked).
+  char32_t literal() {
+    const auto [cp, length] = code_point_at(p_, i_);
+    i_ += length;
+    return cp;
   }
 
   // After a backslash.
@@ -294,33 +361,33 @@ class Parser {
       case 'd':
         return digits();
       case 'D':
-        return complement(digits());
+        return digits().complement();
       case 'w':
         return words();
       case 'W':
-        return complement(words());
+        return words().complement();
       case 's':
         return spaces();
       case 'S':
-        return complement(spaces());
+        return spaces().complement();
       case 't':
-        s.set('\t');
+        s.add(U'\t');
         return s;
       case 'n':
-        s.set('\n');
+        s.add(U'\n');
         return s;
       case 'r':
-        s.set('\r');
+        s.add(U'\r');
         return s;
       case 'f':
-        s.set('\f');
+        s.add(U'\f');
         return s;
       case 'v':
-        s.set('\v');
+        s.add(U'\v');
         return s;
       case 'b':
         if (!in_class) return std::nullopt;
-        s.set('\b');
+        s.add(U'\b');
         return s;
       case 'x':
       case 'u': {
@@ -336,9 +403,10 @@ class Parser {
           if (d < 0) return std::nullopt;
           value = value * 16 + static_cast<unsigned>(d);
         }
-        if (value >= 0x80) return std::nullopt;  // one code point, not a unit: leave it
+        // A surrogate half: \uD83D\uDE00 is one code point with "u"; leave those.
+        if (value >= 0xD800 && value <= 0xDFFF) return std::nullopt;
         i_ += digits_needed;
-        s.set(value);
+        s.add(value);
         return s;
       }
       default:
@@ -346,7 +414,7 @@ class Parser {
         // digits (back-references) and the rest go to the engine behind.
         if ((c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '^') ||
             (c >= '{' && c <= '}') || c == '`') {
-          s.set(static_cast<unsigned char>(c));
+          s.add(static_cast<unsigned char>(c));
           return s;
         }
         return std::nullopt;
@@ -364,50 +432,42 @@ class Parser {
     if (peek() == ']') return std::nullopt;  // "[]" and "[^]": leave them
     while (!at_end() && peek() != ']') {
       // One member: a single character (possibly the start of a range) or a class escape.
-      std::optional<unsigned char> lo;
+      std::optional<char32_t> lo;
       if (peek() == '\\') {
         ++i_;
         const std::size_t before = i_;
         const auto escaped = escape(true);
         if (!escaped) return std::nullopt;
-        if (escaped->count() != 1 ||
-            (p_[before] == 'd' || p_[before] == 'w' || p_[before] == 's')) {
+        lo = escaped->single();
+        if (!lo || p_[before] == 'd' || p_[before] == 'w' || p_[before] == 's') {
           if (peek() == '-' && i_ + 1 < p_.size() && p_[i_ + 1] != ']') return std::nullopt;
           node.set |= *escaped;
           continue;
         }
-        for (unsigned b = 0; b < 256; ++b) {
-          if ((*escaped)[b]) lo = static_cast<unsigned char>(b);
-        }
       } else if (peek() == '[') {
         return std::nullopt;  // "[[:alpha:]]" and friends differ between engines
       } else {
-        lo = static_cast<unsigned char>(p_[i_++]);
+        lo = literal();
       }
       if (peek() == '-' && i_ + 1 < p_.size() && p_[i_ + 1] != ']') {
         ++i_;
-        unsigned char hi = 0;
+        std::optional<char32_t> hi;
         if (peek() == '\\') {
           ++i_;
           const auto escaped = escape(true);
-          if (!escaped || escaped->count() != 1) return std::nullopt;
-          for (unsigned b = 0; b < 256; ++b) {
-            if ((*escaped)[b]) hi = static_cast<unsigned char>(b);
-          }
-        } else if (peek() == '[') {
-          return std::nullopt;
-        } else {
-          hi = static_cast<unsigned char>(p_[i_++]);
+          if (escaped) hi = escaped->single();
+        } else if (peek() != '[') {
+          hi = literal();
         }
-        if (hi < *lo) return std::nullopt;
-        node.set |= range(*lo, hi);
+        if (!hi || *hi < *lo) return std::nullopt;
+        node.set.add(*lo, *hi);
       } else {
-        node.set.set(*lo);
+        node.set.add(*lo);
       }
     }
     if (peek() != ']') return std::nullopt;
     ++i_;
-    if (negate) node.set = complement(node.set);
+    if (negate) node.set = node.set.complement();
     return node;
   }
 
@@ -564,10 +624,10 @@ bool regex_program_search(const RegexProgram& program, std::string_view s) {
     if (current.empty() && program.anchored) return false;
     ++generation;
     next.clear();
-    const auto [unit, length] = unit_at(s, pos);
+    const auto [c, length] = code_point_at(s, pos);
     pos += length;
     for (const std::uint32_t pc : current) {
-      if (code[pc].set[unit] && add(next, pc + 1, pos)) return true;
+      if (code[pc].set.contains(c) && add(next, pc + 1, pos)) return true;
     }
     if (!program.anchored && add(next, 0, pos)) return true;
     current.swap(next);

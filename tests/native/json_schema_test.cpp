@@ -647,12 +647,18 @@ TEST(JsonSchemaRegex, SubjectsAreCodePoints) {
   EXPECT_TRUE(matches("^\\s$", "\xE3\x80\x80"));    // so is U+3000
   EXPECT_FALSE(matches("^\\S+$", "a\u00A0b"));
   EXPECT_TRUE(matches("^\\S\\W\\D$", "\xC3\xA9\xC3\xA9\xC3\xA9"));
-  // Non-ASCII in the pattern is outside that subset: the host's RegExp reads
-  // code points, std::regex reads bytes.
-  EXPECT_TRUE(matches("^caf\xC3\xA9$", "caf" + e_acute));    // literals match in both
-  EXPECT_EQ(matches("^[\xC3\xA9]$", e_acute), kHostRegExp);  // natively a class of two bytes
-  EXPECT_EQ(matches("\\u00e9", e_acute), kHostRegExp);       // natively the byte 0xE9
-  // A lookahead is outside it too: the host's RegExp sees a leading U+FEFF
+  // Non-ASCII in the pattern too: literals, classes and escapes are code points.
+  EXPECT_TRUE(matches("^caf\u00e9$", "caf" + e_acute));
+  EXPECT_TRUE(matches("^[\u00e9]$", e_acute));
+  EXPECT_FALSE(matches("^[^\u00e9]$", e_acute));
+  EXPECT_TRUE(matches("\\u00e9", e_acute));
+  EXPECT_TRUE(matches("^\\xe9$", e_acute));
+  EXPECT_TRUE(matches("^[A-Za-z\u00C0-\u00FF]+$", "Zo\u00EB"));
+  EXPECT_FALSE(matches("^[A-Za-z\u00C0-\u00FF]+$", "Zo\u0113"));  // ē is past ÿ
+  // Outside the subset (a lookahead), the host's RegExp reads code points;
+  // std::regex reads bytes: a class of two bytes, neither of which is "é".
+  EXPECT_EQ(matches("^(?!a)[\u00e9]$", e_acute), kHostRegExp);
+  // The host's RegExp sees a leading U+FEFF
   // (a byte order mark) as the subject's one character.
   EXPECT_EQ(matches("^(?!a).$", "\xEF\xBB\xBF"), kHostRegExp);
   // And a NUL inside the subject is a character like any other, not its end.
@@ -780,6 +786,19 @@ TEST(JsonSchemaRegexVm, AgreesWithTheReferenceOnItsSubset) {
       "(^a|b$)",
       "a$|^b",
       "\\b\\w+\\b",
+      "^caf\u00e9$",
+      "[\u00e9]",
+      "^[^\u00e9]$",
+      "\\u00e9",
+      "\\xe9",
+      "\\x80",
+      "^[A-Za-z\u00C0-\u00FF]+$",
+      "^[\u65E5-\u672C]+$",
+      "\U0001F600+",
+      "^[^\\s\u00e9]+$",
+      "^\\u3000?\\S$",
+      "[\\u00e0-\\u00ff]",
+      "^[A-Za-z\u00C0-\u00FF' -]+$",
   };
   std::vector<std::string> subjects = {"",
                                        "a",
@@ -847,11 +866,12 @@ TEST(JsonSchemaRegexVm, AgreesWithTheReferenceOnItsSubset) {
   // Every subject in wasm; natively, the ASCII ones.
   EXPECT_EQ(compared, patterns.size() * reference_subjects);
   EXPECT_EQ(reference_subjects, kHostRegExp ? subjects.size() : subjects.size() - 11);
-  // Left to the engine behind: back-references, lookaround, non-ASCII pattern
-  // bytes, syntax the engines disagree on, and escapes beyond the subset.
+  // Left to the engine behind: back-references, lookaround, surrogate escapes,
+  // bytes that are not UTF-8, syntax the engines disagree on, and escapes
+  // beyond the subset.
   for (const char* outside :
-       {"(a)\\1", "(?=a)", "(?!a)b", "\\cA", "a{,3}", "[\\d-z]", "caf\xC3\xA9", "[]", "[^]", "a]",
-        "x{", "a}", "\\u00e9", "\\x80", "[[:alpha:]]", "\\_", "\\e", "a**", "^*"}) {
+       {"(a)\\1", "(?=a)", "(?!a)b", "\\cA", "a{,3}", "[\\d-z]", "[]", "[^]", "a]", "x{", "a}",
+        "\\uD83D\\uDE00", "\\u{1F600}", "\xFF", "[[:alpha:]]", "\\_", "\\e", "a**", "^*"}) {
     EXPECT_FALSE(agui::schema_detail::compile_regex_program(outside)) << outside;
   }
 }
