@@ -42,14 +42,31 @@ class CodePointSet {
   void add(char32_t lo, char32_t hi) {
     for (; lo <= hi && lo < 0x80; ++lo) ascii_.set(lo);
     if (lo > hi) return;
-    wide_.emplace_back(lo, hi);
-    normalize();
+    // Keep the ranges sorted: those before [lo, hi] stay, those touching it
+    // are absorbed into it, and it goes in before the first one after it.
+    std::vector<std::pair<char32_t, char32_t>> out;
+    out.reserve(wide_.size() + 1);
+    bool placed = false;
+    for (const auto& r : wide_) {
+      if (r.second + 1 < lo) {
+        out.push_back(r);
+      } else if (hi + 1 < r.first) {
+        if (!placed) out.emplace_back(lo, hi);
+        placed = true;
+        out.push_back(r);
+      } else {
+        lo = std::min(lo, r.first);
+        hi = std::max(hi, r.second);
+      }
+    }
+    if (!placed) out.emplace_back(lo, hi);
+    wide_ = std::move(out);
   }
   void add(char32_t c) { add(c, c); }
   Set& operator|=(const Set& other) {
+    if (this == &other) return *this;
     ascii_ |= other.ascii_;
-    wide_.insert(wide_.end(), other.wide_.begin(), other.wide_.end());
-    normalize();
+    for (const auto& [lo, hi] : other.wide_) add(lo, hi);
     return *this;
   }
   friend Set operator|(Set a, const Set& b) { return a |= b; }
@@ -83,19 +100,6 @@ class CodePointSet {
   }
 
  private:
-  void normalize() {
-    std::sort(wide_.begin(), wide_.end());
-    std::vector<std::pair<char32_t, char32_t>> merged;
-    for (const auto& r : wide_) {
-      if (!merged.empty() && r.first <= merged.back().second + 1) {
-        merged.back().second = std::max(merged.back().second, r.second);
-      } else {
-        merged.push_back(r);
-      }
-    }
-    wide_ = std::move(merged);
-  }
-
   std::bitset<128> ascii_;
   std::vector<std::pair<char32_t, char32_t>> wide_;
 };
