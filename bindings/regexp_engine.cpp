@@ -1,8 +1,8 @@
 // The wasm build's default RegexEngine: the host's own RegExp, with the "u"
 // flag, as JSON Schema validators in JavaScript use it. JSON Schema specifies
 // ECMA-262 patterns, and the host has the engine that defines them, so the
-// module ships no regex engine of its own (std::regex was a quarter of the
-// size of the package).
+// module ships no regex engine of its own (std::regex, with the locale code
+// it pulls in, was 42 KB of the module's 175 KB gzipped).
 //
 // Patterns in the linear-time matcher's subset (json_schema_regex_vm.cpp) still
 // run there: no call out of wasm, no string copy, no backtracking. The host

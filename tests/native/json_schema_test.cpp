@@ -704,6 +704,11 @@ TEST(JsonSchemaRegex, LongSubjectsDoNotCrash) {
   const auto found = issues({{"pattern", "^a*$"}}, long_a + "b");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].message, "must match pattern '^a*$'");
+  // A pattern over the engines' limit is refused when the schema compiles.
+  const std::string longest(agui::schema_detail::MatcherFirstEngine::kMaxPatternBytes, 'a');
+  EXPECT_NE(compiled({{"pattern", longest}}), nullptr);
+  EXPECT_NE(compile_error({{"pattern", longest + "a"}}).message.find("is longer than 16384 bytes"),
+            std::string::npos);
   // Over the engine's subject limit: an issue, not a match.
   const auto over =
       issues({{"pattern", "a"}}, std::string(agui::kDefaultRegexMaxSubjectBytes + 1, 'a'));
