@@ -12,16 +12,33 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { startDemoServer } = await import(join(root, 'demo-page', 'server', 'main.mjs'));
 
+// Schema patterns that only an ECMA-262 engine with the "u" flag reads: the
+// module lends the validator the page's own RegExp, so Chromium decides them.
+const patterns = { letters: '^\\p{L}+$', price: '(?<=\\$)\\d+$', invalidWithU: '\\-' };
+
 const page = `<!doctype html><meta charset="utf-8"><title>plain module</title>
 <script type="module">
   import { createRuntime, browserTools } from '/src/index.js';
+  const patterns = ${JSON.stringify(patterns)};
+  const schema = (properties) => ({ type: 'object', properties });
   try {
     const runtime = await createRuntime({ url: '/agent' });
     runtime.tools.register(browserTools.getCurrentLocation);
     const deltas = [];
     runtime.subscribe((c) => c.kind === 'text_appended' && deltas.push(c.delta));
     const result = await runtime.send('where am i');
-    window.outcome = { result, text: deltas.join(''), tools: runtime.lastInput.tools.map((t) => t.name) };
+    const tools = runtime.lastInput.tools.map((t) => t.name);
+    runtime.tools.register({
+      name: 'greet', description: 'g', handler: () => 'hi',
+      parameters: schema({ name: { type: 'string', pattern: patterns.letters }, price: { type: 'string', pattern: patterns.price } }),
+    });
+    let refused = null;
+    try {
+      runtime.tools.register({ name: 'bad', description: 'b', handler: () => 1, parameters: schema({ x: { type: 'string', pattern: patterns.invalidWithU } }) });
+    } catch (e) {
+      refused = { code: e.code, message: e.message };
+    }
+    window.outcome = { result, text: deltas.join(''), tools, registered: runtime.tools.list().map((t) => t.name), refused };
   } catch (e) {
     window.outcome = { error: String(e && e.stack || e) };
   }
@@ -52,4 +69,8 @@ test('a plain <script type="module"> imports the package and runs a client-tool 
   assert.deepEqual(outcome.tools, ['get_current_location']);
   assert.match(outcome.text, /30\.27/, 'the agent used the coordinates the browser gave');
   assert.ok(fetched.includes('/dist/agui_core.wasm'), 'the core fetched its .wasm beside the module');
+  // \p{L} and lookbehind compile; "\-" is an invalid escape with "u", in Chromium's words.
+  assert.deepEqual(outcome.registered, ['get_current_location', 'greet']);
+  assert.equal(outcome.refused?.code, 'invalid_schema');
+  assert.match(outcome.refused.message, /pattern '\\-' is not a valid regular expression: Invalid escape/);
 });
