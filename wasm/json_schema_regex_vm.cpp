@@ -27,11 +27,12 @@
 #include <vector>
 
 #include "json_schema_internal.hpp"
+#include "utf8.hpp"
 
 namespace agui::schema_detail {
 
 constexpr char32_t kMaxCodePoint = 0x10FFFF;
-constexpr char32_t kNotACodePoint = 0xFFFD;  // what a decoder makes of a malformed byte
+constexpr char32_t kNotACodePoint = 0xFFFD;  // what a decoder makes of invalid bytes
 
 // A set of code points: ASCII as a bitmap, the rest as sorted, disjoint,
 // non-adjacent ranges (a class like [À-ÖØ-öø-ÿ] is three).
@@ -152,24 +153,16 @@ Set spaces() {  // ECMAScript's WhiteSpace and LineTerminator
   return s;
 }
 
-// The code point at s[pos], and how many bytes it takes. A byte that starts
-// no well-formed sequence is one U+FFFD, as a decoder would read it.
+// The code point at s[pos], and how many bytes it takes. An invalid stretch
+// is one U+FFFD, as TextDecoder (the host's RegExp's view) reads it.
 std::pair<char32_t, std::size_t> code_point_at(std::string_view s, std::size_t pos) {
   const auto lead = static_cast<unsigned char>(s[pos]);
   if (lead < 0x80) return {lead, 1};
-  const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 1;
-  if (length == 1 || lead > 0xF4 || pos + length > s.size()) return {kNotACodePoint, 1};
-  char32_t cp = lead & (0x7F >> length);
-  for (std::size_t k = 1; k < length; ++k) {
-    const auto next = static_cast<unsigned char>(s[pos + k]);
-    if ((next & 0xC0) != 0x80) return {kNotACodePoint, 1};
-    cp = cp << 6 | (next & 0x3F);
-  }
-  const char32_t shortest = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000;
-  if (cp < shortest || cp > kMaxCodePoint || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    return {kNotACodePoint, 1};
-  }
-  return {cp, length};
+  const Utf8Sequence seq = utf8_sequence_at(s, pos);
+  if (!seq.valid) return {kNotACodePoint, seq.length};
+  char32_t cp = lead & (0x7F >> seq.length);
+  for (std::size_t k = 1; k < seq.length; ++k) cp = cp << 6 | (s[pos + k] & 0x3F);
+  return {cp, seq.length};
 }
 
 // The pattern as a tree, before it becomes code.
@@ -201,11 +194,7 @@ class Parser {
   explicit Parser(std::string_view p) : p_(p) {}
 
   std::optional<Ast> parse() {
-    for (std::size_t i = 0; i < p_.size();) {
-      const auto [cp, length] = code_point_at(p_, i);
-      if (cp == kNotACodePoint && length == 1) return std::nullopt;  // not UTF-8 (or U+FFFD)
-      i += length;
-    }
+    if (invalid_utf8_at(p_)) return std::nullopt;  // literal() reads valid UTF-8 only
     auto tree = disjunction(0);
     if (!tree || i_ != p_.size()) return std::nullopt;
     return tree;

@@ -167,11 +167,12 @@ export async function wasmBench(set) {
 export function nativeBench(setFile) {
   const wasmDir = path.join(ROOT, 'wasm');
   if (!fs.existsSync(path.join(wasmDir, 'json_schema.cpp'))) return { skipped: 'wasm/json_schema.cpp is not there yet' };
-  const sources = fs.readdirSync(wasmDir).filter((f) => /^json_schema.*\.cpp$/.test(f)).map((f) => path.join(wasmDir, f));
+  // The validator's sources, and the UTF-8 decoder its regex matcher reads subjects with.
+  const sources = fs.readdirSync(wasmDir).filter((f) => /^(json_schema.*|utf8)\.cpp$/.test(f)).map((f) => path.join(wasmDir, f));
   const driver = path.join(here, 'validate_native.cpp');
   const bin = path.join(OUT, 'validate_native');
   fs.mkdirSync(OUT, { recursive: true });
-  const inputs = [driver, ...sources, ...fs.readdirSync(wasmDir).filter((f) => /^json_schema.*\.hpp$/.test(f)).map((f) => path.join(wasmDir, f))];
+  const inputs = [driver, ...sources, ...fs.readdirSync(wasmDir).filter((f) => /^(json_schema.*|utf8)\.hpp$/.test(f)).map((f) => path.join(wasmDir, f))];
   const stale = !fs.existsSync(bin) || inputs.some((f) => fs.statSync(f).mtimeMs > fs.statSync(bin).mtimeMs);
   if (stale) {
     try {
