@@ -501,10 +501,7 @@ json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
     cur.args = std::move(args);
     if (tool->needs_approval()) {
       cur.status = CallStatus::kPendingApproval;
-      changes_.record("tool_call_status")
-          .str("toolCallId", cur.id)
-          .str("name", cur.name)
-          .str("status", "pending_approval");
+      record_status(cur, "pending_approval");
       changes_.push("approval_requested", "approval", approval_json(cur));
       continue;
     }
@@ -540,11 +537,14 @@ void RoundDriver::answer(Call& call, std::string content, std::optional<std::str
   call.status = CallStatus::kAnswered;
   call.content = std::move(content);
   call.error = std::move(error);
+  record_status(call, call.error ? "error" : "done", call.error);
+}
+
+void RoundDriver::record_status(const Call& call, std::string_view status,
+                                const std::optional<std::string>& error) {
   auto change = changes_.record("tool_call_status");
-  change.str("toolCallId", call.id)
-      .str("name", call.name)
-      .str("status", call.error ? "error" : "done");
-  if (call.error) change.str("error", *call.error);
+  change.str("toolCallId", call.id).str("name", call.name).str("status", status);
+  if (error) change.str("error", *error);
 }
 
 void RoundDriver::answer_with_error(Call& call, const std::string& message, json details) {
@@ -646,10 +646,7 @@ json RoundDriver::issue_details(const std::vector<SchemaIssue>& issues) {
 
 void RoundDriver::start_handler(Call& call, const Tool& tool, json& step) {
   call.status = CallStatus::kRunning;
-  changes_.record("tool_call_status")
-      .str("toolCallId", call.id)
-      .str("name", call.name)
-      .str("status", "running");
+  record_status(call, "running");
   // Built member by member: an initializer list would copy each value twice.
   json& execute = step["execute"];
   if (!execute.is_array()) execute = json::array();
@@ -727,11 +724,8 @@ json RoundDriver::resolve_interrupt(std::string_view interrupt_id, json payload)
       return refuse(ErrorCode::kInvalidArgument, msg);
     }
   }
-  json entry = {{"interruptId", std::string(interrupt_id)}, {"status", "resolved"}};
-  if (!payload.is_null()) entry["payload"] = std::move(payload);
-  resume_.push_back(std::move(entry));
+  answer_interrupt(it->interrupt["id"], "resolved", std::move(payload));
   interrupts_.erase(it);
-  changes_.record("interrupt_answered").str("interruptId", interrupt_id).str("status", "resolved");
   if (!interrupts_.empty()) return json::object();
   return start_run();  // a resume is not a tool round: it does not count toward the cap
 }
@@ -742,26 +736,29 @@ json RoundDriver::cancel_interrupt(std::string_view interrupt_id, std::string re
   if (it == interrupts_.end())
     return refuse(ErrorCode::kUnknownInterrupt,
                   "no pending interrupt '" + std::string(interrupt_id) + "'");
-  json entry = {{"interruptId", std::string(interrupt_id)}, {"status", "cancelled"}};
-  if (!reason.empty()) entry["payload"] = json{{"reason", reason}};
-  resume_.push_back(std::move(entry));
+  answer_interrupt(it->interrupt["id"], "cancelled",
+                   reason.empty() ? json() : json{{"reason", std::move(reason)}});
   interrupts_.erase(it);
-  changes_.record("interrupt_answered").str("interruptId", interrupt_id).str("status", "cancelled");
   if (!interrupts_.empty()) return json::object();
   return start_run();
 }
 
 json RoundDriver::cancel_pending_interrupts(const std::string& reason) {
   for (const auto& i : interrupts_) {
-    resume_.push_back({{"interruptId", i.interrupt["id"]},
-                       {"status", "cancelled"},
-                       {"payload", {{"reason", reason}}}});
-    changes_.record("interrupt_answered")
-        .value("interruptId", i.interrupt["id"])
-        .str("status", "cancelled");
+    answer_interrupt(i.interrupt["id"], "cancelled", json{{"reason", reason}});
   }
   interrupts_.clear();
   return json::object();
+}
+
+void RoundDriver::answer_interrupt(const json& interrupt_id, std::string_view status,
+                                   json payload) {
+  json entry = json::object();
+  entry["interruptId"] = interrupt_id;
+  entry["status"] = status;
+  if (!payload.is_null()) entry["payload"] = std::move(payload);
+  resume_.push_back(std::move(entry));
+  changes_.record("interrupt_answered").value("interruptId", interrupt_id).str("status", status);
 }
 
 // ---------------------------------------------------------------- abort

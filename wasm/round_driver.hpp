@@ -145,6 +145,9 @@ class RoundDriver {
   void close_deferred_calls(const std::string& why);
   void close_calls(const std::vector<std::string>& ids, const std::string& why);
   void answer(Call& call, std::string content, std::optional<std::string> error);
+  // The call's tool_call_status record: {toolCallId, name, status, error?}.
+  void record_status(const Call& call, std::string_view status,
+                     const std::optional<std::string>& error = std::nullopt);
   void answer_with_error(Call& call, const std::string& message, json details = nullptr);
   void append_tool_message(const std::string& call_id, const std::string& content,
                            const std::optional<std::string>& error);
@@ -159,6 +162,9 @@ class RoundDriver {
   static json issue_details(const std::vector<SchemaIssue>& issues);
   json refuse(ErrorCode code, std::string message) const;
   json cancel_pending_interrupts(const std::string& reason);
+  // A resume entry for the next run ({interruptId, status, payload?}) and its
+  // interrupt_answered record; the caller takes the interrupt off the list.
+  void answer_interrupt(const json& interrupt_id, std::string_view status, json payload);
   bool streaming(std::string_view run_id) const;
 
   std::shared_ptr<const ToolRegistry> registry_;
