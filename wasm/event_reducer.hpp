@@ -118,10 +118,10 @@ class EventReducer {
   // False, having done nothing, for anything else; the full path then decides.
   bool apply_delta_fast(const FlatMember* members, std::size_t count);
   static constexpr std::size_t kFlatMembers = 12;  // more, and the parser reads the event
-  // The one place a content or arguments delta lands, and its change record.
   // merge_metadata() into a message or call already in the thread, recorded as
   // metadata_merged under `id_key` when something changed.
   void merge_metadata_of(json& target, const json& e, std::string_view id_key, std::string_view id);
+  // The one place a content or arguments delta lands, and its change record.
   void append_text(json& message, std::string_view id, std::string_view delta);
   void append_args(json& function, std::string_view call_id, std::string_view delta);
 
@@ -172,7 +172,7 @@ class EventReducer {
   std::unordered_set<std::string> open_calls_;  // between TOOL_CALL_START and TOOL_CALL_END
   std::unordered_set<std::string> ended_calls_;
   std::map<std::string, OpenChunk> open_chunks_;  // per subagent lane ("" = the agent itself)
-  std::string scratch_id_, scratch_delta_;  // the fast path's decoded escapes
+  std::string scratch_id_, scratch_delta_;        // the fast path's decoded escapes
 };
 
 }  // namespace agui
