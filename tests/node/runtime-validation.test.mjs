@@ -86,6 +86,18 @@ for (const [args, issues] of CASES) {
   });
 }
 
+/** Runs the rich scenario: one get_weather call per entry of `calls`, against `parameters`; returns what the handler saw and the tool messages. */
+async function richTurn(t, calls, parameters) {
+  const seen = [];
+  const rt = await open(t, {
+    url: server.url('rich'),
+    forwardedProps: { calls },
+    tools: [{ name: 'get_weather', description: 'w', parameters, handler: (args) => (seen.push(args), 'ok') }],
+  });
+  assert.deepEqual(await rt.send('go'), { reason: 'done' });
+  return { seen, results: toolMessages(rt.messages) };
+}
+
 test('arguments that are not JSON, or not an object, are refused with what was wrong', T, async (t) => {
   assertErrorResult(await badArgs(t, '{"city":'), /arguments are not valid JSON: \{"city":/);
   assertErrorResult(await badArgs(t, '[1,2]'), /arguments must be a JSON object, got array/);
@@ -134,75 +146,48 @@ test('a broken schema is refused at registration, naming the tool and where', T,
 });
 
 test('keywords beyond type/required/properties are enforced: minLength, pattern, enum via $ref, items, dependentRequired', T, async (t) => {
-  const seen = [];
-  const rt = await open(t, {
-    url: server.url('rich'),
-    forwardedProps: {
-      calls: [
-        { city: '' }, // minLength (and pattern)
-        { city: 'paris' }, // pattern
-        { city: 'Paris', unit: 'k', days: [1] }, // enum through $ref
-        { city: 'Paris', unit: 'c', days: [1, 1] }, // uniqueItems
-        { city: 'Paris', days: [1] }, // dependentRequired
-        { city: 'Paris', unit: 'c', days: [2, 3] }, // valid
-      ],
+  const { seen, results } = await richTurn(t, [
+    { city: '' }, // minLength (and pattern)
+    { city: 'paris' }, // pattern
+    { city: 'Paris', unit: 'k', days: [1] }, // enum through $ref
+    { city: 'Paris', unit: 'c', days: [1, 1] }, // uniqueItems
+    { city: 'Paris', days: [1] }, // dependentRequired
+    { city: 'Paris', unit: 'c', days: [2, 3] }, // valid
+  ], {
+    type: 'object',
+    $defs: { unit: { enum: ['c', 'f'] } },
+    properties: {
+      city: { type: 'string', minLength: 1, pattern: '^[A-Z]' },
+      unit: { $ref: '#/$defs/unit' },
+      days: { type: 'array', items: { type: 'integer', minimum: 1 }, uniqueItems: true },
     },
-    tools: [{
-      name: 'get_weather',
-      description: 'w',
-      parameters: {
-        type: 'object',
-        $defs: { unit: { enum: ['c', 'f'] } },
-        properties: {
-          city: { type: 'string', minLength: 1, pattern: '^[A-Z]' },
-          unit: { $ref: '#/$defs/unit' },
-          days: { type: 'array', items: { type: 'integer', minimum: 1 }, uniqueItems: true },
-        },
-        required: ['city'],
-        dependentRequired: { days: ['unit'] },
-      },
-      handler: (args) => (seen.push(args), 'ok'),
-    }],
+    required: ['city'],
+    dependentRequired: { days: ['unit'] },
   });
-  assert.deepEqual(await rt.send('go'), { reason: 'done' });
   assert.deepEqual(seen, [{ city: 'Paris', unit: 'c', days: [2, 3] }], 'only the valid call ran');
-  const results = toolMessages(rt.messages);
   const paths = results.slice(0, 5).map((m) => JSON.parse(m.content).details.map((d) => d.path));
   assert.deepEqual(paths, [['/city', '/city'], ['/city'], ['/unit'], ['/days'], ['']]);
 });
 
 test('patterns are ECMA-262 as the page\'s own RegExp reads them: \\p{...}, lookbehind, named groups, code points', T, async (t) => {
-  const seen = [];
-  const rt = await open(t, {
-    url: server.url('rich'),
-    forwardedProps: {
-      calls: [
-        { name: 'Zo\u00eb', price: '$12', month: '2026-12', initial: '\u00e9' }, // valid
-        { name: 'Zo3' }, // \p{L}: letters in any script, not digits
-        { price: '\u20ac12' }, // lookbehind: a dollar sign before the digits
-        { month: '2026-1' }, // named groups
-        { initial: 'ab' }, // "." is one code point: two are too many...
-        { initial: '\u{1F600}' }, // ...and one outside the BMP is one
-      ],
+  const { seen, results } = await richTurn(t, [
+    { name: 'Zo\u00eb', price: '$12', month: '2026-12', initial: '\u00e9' }, // valid
+    { name: 'Zo3' }, // \p{L}: letters in any script, not digits
+    { price: '\u20ac12' }, // lookbehind: a dollar sign before the digits
+    { month: '2026-1' }, // named groups
+    { initial: 'ab' }, // "." is one code point: two are too many...
+    { initial: '\u{1F600}' }, // ...and one outside the BMP is one
+  ], {
+    type: 'object',
+    properties: {
+      name: { type: 'string', pattern: '^\\p{L}+$' },
+      price: { type: 'string', pattern: '(?<=\\$)\\d+$' },
+      month: { type: 'string', pattern: '^(?<year>\\d{4})-(?<month>\\d{2})$' },
+      initial: { type: 'string', pattern: '^.$' },
     },
-    tools: [{
-      name: 'get_weather',
-      description: 'w',
-      parameters: {
-        type: 'object',
-        properties: {
-          name: { type: 'string', pattern: '^\\p{L}+$' },
-          price: { type: 'string', pattern: '(?<=\\$)\\d+$' },
-          month: { type: 'string', pattern: '^(?<year>\\d{4})-(?<month>\\d{2})$' },
-          initial: { type: 'string', pattern: '^.$' },
-        },
-      },
-      handler: (args) => (seen.push(args), 'ok'),
-    }],
   });
-  assert.deepEqual(await rt.send('go'), { reason: 'done' });
   assert.deepEqual(seen, [{ name: 'Zo\u00eb', price: '$12', month: '2026-12', initial: '\u00e9' }, { initial: '\u{1F600}' }]);
-  const refused = toolMessages(rt.messages).filter((m) => m.content !== 'ok').map((m) => JSON.parse(m.content));
+  const refused = results.filter((m) => m.content !== 'ok').map((m) => JSON.parse(m.content));
   assert.deepEqual(refused.map((r) => r.details.map((d) => d.path)), [['/name'], ['/price'], ['/month'], ['/initial']]);
   assert.match(refused[0].details[0].message, /must match pattern '\^\\p\{L\}\+\$'/);
 });
