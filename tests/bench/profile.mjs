@@ -21,6 +21,7 @@ const self = fileURLToPath(import.meta.url);
 const here = path.dirname(self);
 const ROOT = path.resolve(here, '../..');
 const OUT = path.join(ROOT, 'tests/out');
+fs.mkdirSync(OUT, { recursive: true }); // a fresh clone has none, and every mode writes here
 const [mode, ...rest] = process.argv.slice(2);
 
 async function streamLoop(events = 22000, reps = 8) {
@@ -41,7 +42,6 @@ function buildNative() {
   const wasm = path.join(ROOT, 'wasm');
   const sources = fs.readdirSync(wasm).filter((f) => f.endsWith('.cpp')).map((f) => path.join(wasm, f));
   const bin = path.join(OUT, 'stream_native');
-  fs.mkdirSync(OUT, { recursive: true });
   execFileSync('g++', ['-O2', '-g', '-std=c++20', `-I${wasm}`, path.join(here, 'stream_native.cpp'), ...sources, '-o', bin], { stdio: 'inherit' });
   return bin;
 }
