@@ -1,7 +1,7 @@
 // Build-flag experiment behind the bench's fix proposals (not part of run.mjs; builds take minutes): compiles the
 // core + bindings with em++ into tests/out/variants/<name>/ (-Oz -finline-functions -flto as shipped, the same
-// without -finline-functions as Emscripten 3.1.6 gives -Oz and -Os, -Os with inlining, -O2 -flto, and a
-// --profiling-funcs copy for size attribution and named profiles), then times the core alone (raw Driver: feed +
+// without -finline-functions as Emscripten 3.1.6 gives -Oz and -Os, -Os with inlining, -O2 -flto, the shipped flags
+// with exception handling compiled out, and a --profiling-funcs copy for size attribution and named profiles), then times the core alone (raw Driver: feed +
 // JSON.parse of each step and the changes it carries, as runtime.js does) on the 22k-event stream and on a tool round, interleaved.
 //   node tests/bench/variants.mjs [--build-only] [--reps=5]
 import { execFile } from 'node:child_process';
@@ -24,25 +24,32 @@ const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
 const LINK = [
   '--bind', '-sMODULARIZE=1', '-sEXPORT_ES6=1', '-sEXPORT_NAME=createAguiCore', '-sENVIRONMENT=web,worker',
   '-sALLOW_MEMORY_GROWTH=1', '-sINITIAL_MEMORY=1MB', '-sFILESYSTEM=0', '-sDYNAMIC_EXECUTION=0', '-sTOTAL_STACK=256KB',
-  '-sINCOMING_MODULE_JS_API=[wasmBinary,locateFile,instantiateWasm,print,printErr]', '-sTEXTDECODER=2', '-fwasm-exceptions',
+  '-sINCOMING_MODULE_JS_API=[wasmBinary,locateFile,instantiateWasm,print,printErr]', '-sTEXTDECODER=2',
 ];
 // OWN: the core instantiates libc++'s templates itself, as CMakeLists.txt builds it (the prebuilt libc++.a in
 // Debian's frozen cache has them unoptimised); 'shippedExtern' is the shipped flags without that.
 // INLINE: Emscripten 3.1.6 adds -fno-inline-functions for -Os and -Oz (LLVM inlines nothing); the shipped flags undo it.
+// EH: native wasm exceptions, as shipped. NO_EH (-fignore-exceptions) compiles every try/catch and unwind path out:
+// a throw then aborts the module, so that variant is not shippable; it measures what an exception-free core would
+// save (the stream and round paths throw nothing, so it can be timed).
 const OWN = '-D_LIBCPP_DISABLE_EXTERN_TEMPLATE';
 const INLINE = '-finline-functions';
+const EH = '-fwasm-exceptions';
+const NO_EH = '-fignore-exceptions';
 const OBJECTS = {
-  shipped: ['-Oz', INLINE, '-flto', OWN], shippedExtern: ['-Oz', INLINE, '-flto'], oz: ['-Oz', '-flto', OWN],
-  os: ['-Os', '-flto', OWN], osInline: ['-Os', INLINE, '-flto', OWN], o2lto: ['-O2', '-flto', OWN],
+  shipped: ['-Oz', INLINE, '-flto', OWN, EH], shippedExtern: ['-Oz', INLINE, '-flto', EH], oz: ['-Oz', '-flto', OWN, EH],
+  os: ['-Os', '-flto', OWN, EH], osInline: ['-Os', INLINE, '-flto', OWN, EH], o2lto: ['-O2', '-flto', OWN, EH],
+  noEh: ['-Oz', INLINE, '-flto', OWN, NO_EH],
 };
 const VARIANTS = [
-  { name: 'shipped-Oz-inline-lto', objects: 'shipped', link: ['-Oz', '-flto', '-sMALLOC=emmalloc'] },
-  { name: 'shipped-names', objects: 'shipped', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', '--profiling-funcs'] },
-  { name: 'shipped-libcxx-extern', objects: 'shippedExtern', link: ['-Oz', '-flto', '-sMALLOC=emmalloc'] },
-  { name: 'Oz-lto-no-inlining', objects: 'oz', link: ['-Oz', '-flto', '-sMALLOC=emmalloc'] },
-  { name: 'Os-lto-no-inlining', objects: 'os', link: ['-Os', '-flto', '-sMALLOC=emmalloc'] },
-  { name: 'Os-inline-lto', objects: 'osInline', link: ['-Os', '-flto', '-sMALLOC=emmalloc'] },
-  { name: 'O2-lto', objects: 'o2lto', link: ['-O2', '-flto', '-sMALLOC=emmalloc'] },
+  { name: 'shipped-Oz-inline-lto', objects: 'shipped', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', EH] },
+  { name: 'shipped-names', objects: 'shipped', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', EH, '--profiling-funcs'] },
+  { name: 'shipped-libcxx-extern', objects: 'shippedExtern', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', EH] },
+  { name: 'Oz-lto-no-inlining', objects: 'oz', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', EH] },
+  { name: 'Os-lto-no-inlining', objects: 'os', link: ['-Os', '-flto', '-sMALLOC=emmalloc', EH] },
+  { name: 'Os-inline-lto', objects: 'osInline', link: ['-Os', '-flto', '-sMALLOC=emmalloc', EH] },
+  { name: 'O2-lto', objects: 'o2lto', link: ['-O2', '-flto', '-sMALLOC=emmalloc', EH] },
+  { name: 'shipped-no-exceptions', objects: 'noEh', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', NO_EH] },
 ];
 
 // The wasm build's sources, as CMakeLists.txt lists them: the core without its native regex engine (std::regex),
@@ -81,7 +88,7 @@ async function build() {
     objects[set] = srcs.map((src) => {
       const obj = path.join(dir, `${path.basename(src, '.cpp')}.o`);
       if (!fs.existsSync(obj) || fs.statSync(obj).mtimeMs < stamp) {
-        jobs.push(() => run('em++', ['-std=c++20', '-DNDEBUG', ...flags, '-fwasm-exceptions', `-I${path.join(ROOT, 'wasm')}`, '-isystem', nlohmann, '-c', src, '-o', obj], { env }));
+        jobs.push(() => run('em++', ['-std=c++20', '-DNDEBUG', ...flags, `-I${path.join(ROOT, 'wasm')}`, '-isystem', nlohmann, '-c', src, '-o', obj], { env }));
       }
       return obj;
     });
