@@ -1,8 +1,10 @@
 // The embind boundary: the only file that includes an Emscripten header. Plain
-// values cross it (strings in, bytes in, JSON text out), every entry point
-// catches everything, and a failure comes back as {"error": {code, message}}:
-// no C++ exception ever reaches JavaScript.
+// values cross it (strings in, bytes in, JSON text out; the stream's bytes and
+// the large texts as views of the heap), every entry point catches everything,
+// and a failure comes back as {"error": {code, message}}: no C++ exception ever
+// reaches JavaScript.
 #include <emscripten/bind.h>
+#include <emscripten/val.h>
 #include <malloc.h>
 
 #include <memory>
@@ -150,9 +152,21 @@ class Driver {
       return error.is_null() ? driver_->send(input) : error;
     });
   }
-  // `bytes` arrives from a Uint8Array: embind copies it into the heap once.
-  std::string feed(const std::string& run_id, const std::string& bytes) {
-    return run_step("feed", [&] { return driver_->feed(run_id, bytes); });
+  // The body's bytes cross without embind's std::string marshalling, which
+  // copies a Uint8Array into the heap and the answer out of it one byte at a
+  // time in JS, and scans the answer for NULs twice more (3.1.6's embind.js):
+  // a fifth of the stream's time. The shim writes each chunk into the view
+  // inputBuffer() returns (no call into wasm in between, so the heap cannot
+  // grow under it), then feed() reads it and returns the step as a view of the
+  // heap, which the shim decodes at once (core.js, feedBytes()): both views are
+  // valid only until the next call.
+  emscripten::val inputBuffer(std::size_t size) {
+    input_.resize(size);
+    return heap_view(input_);
+  }
+  emscripten::val feed(const std::string& run_id) {
+    step_ = run_step("feed", [&] { return driver_->feed(run_id, input_); });
+    return heap_view(step_);
   }
   std::string endOfStream(const std::string& run_id) {
     return run_step("endOfStream", [&] { return driver_->end_of_stream(run_id); });
@@ -191,8 +205,13 @@ class Driver {
     return run_step("continueTurn", [&] { return driver_->continue_turn(); });
   }
   // The request body of the run the last step started ({"run": {"runId"}}),
-  // written by the core: the shim posts this text as it is.
-  std::string runInput() const { return driver_ ? driver_->run_input() : std::string(); }
+  // written by the core: the shim posts this text as it is. A view of the
+  // heap, as feed()'s step and for the same reason (a long thread's body is
+  // megabytes); core.js's heapText() decodes it at once.
+  emscripten::val runInput() const {
+    static const std::string none;
+    return heap_view(driver_ ? driver_->run_input() : none);
+  }
   // The change log is kept as JSON text already: handed over as it is. (Steps
   // carry their changes; this drains what no step has taken.)
   std::string takeChanges() {
@@ -240,9 +259,16 @@ class Driver {
     return out;
   }
 
+  static emscripten::val heap_view(const std::string& bytes) {
+    return emscripten::val(emscripten::typed_memory_view(
+        bytes.size(), reinterpret_cast<const unsigned char*>(bytes.data())));
+  }
+
   std::shared_ptr<const agui::ToolRegistry> registry_;
   std::string thread_id_;
   std::unique_ptr<agui::RoundDriver> driver_;
+  std::string input_;  // the chunk feed() reads (inputBuffer())
+  std::string step_;   // the last feed() step, viewed by the shim
 };
 
 // The error codes, for the test that keeps the JS and .d.ts mirrors in step.
@@ -279,6 +305,7 @@ EMSCRIPTEN_BINDINGS(agui_client_tools) {
       .constructor<const Registry&, const std::string&>()
       .function("open", &Driver::open)
       .function("send", &Driver::send)
+      .function("inputBuffer", &Driver::inputBuffer)
       .function("feed", &Driver::feed)
       .function("endOfStream", &Driver::endOfStream)
       .function("transportFailed", &Driver::transportFailed)

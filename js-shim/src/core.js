@@ -42,3 +42,27 @@ export function loadCore(options = {}) {
   }
   return attempt;
 }
+
+const utf8 = new TextDecoder();
+const encoder = new TextEncoder();
+
+/**
+ * The text a raw Driver hands out as a view of the wasm heap (feed()'s step,
+ * runInput()), decoded at once: the view is valid only until the next call.
+ * Embind's own std::string path copies text out one byte at a time in JS, and
+ * input in the same way (agui_bindings.cpp says more).
+ */
+export const heapText = (view) => utf8.decode(view);
+
+/**
+ * Feeds one chunk of a run's response body (bytes, or text for tests) to a raw
+ * Driver and returns the step it answers: the chunk is written straight into
+ * the core's input buffer, the step decoded straight from the heap.
+ */
+export function feedBytes(driver, runId, chunk) {
+  const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
+  // Nothing calls into wasm between taking the view and writing it, so the heap
+  // cannot grow (and detach the view) in between.
+  driver.inputBuffer(bytes.length).set(bytes);
+  return JSON.parse(heapText(driver.feed(runId)));
+}

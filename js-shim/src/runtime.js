@@ -3,7 +3,7 @@
 // steps out: it posts runs, streams their bytes in, runs handlers, keeps
 // timers, and tells subscribers what changed.
 import { AguiError, unwrap } from './errors.js';
-import { loadCore } from './core.js';
+import { feedBytes, heapText, loadCore } from './core.js';
 import { postRun } from './transport.js';
 import { runHandler } from './handlers.js';
 import { schedule } from './timers.js';
@@ -322,7 +322,7 @@ export class Runtime {
   #post({ runId }) {
     // The body goes out as the core wrote it; it is parsed only if someone
     // looks (lastInput, a 'request' change), once.
-    const body = this.#driver.runInput();
+    const body = heapText(this.#driver.runInput());
     let input;
     const request = {
       kind: 'request',
@@ -344,7 +344,7 @@ export class Runtime {
       idleTimeoutMs: this.#options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       onBytes: (bytes) => {
         if (this.#run !== run || this.#disposed) return false;
-        const step = JSON.parse(this.#driver.feed(run.runId, bytes));
+        const step = feedBytes(this.#driver, run.runId, bytes);
         this.#carryOut(step);
         return !step.done && !step.stale; // false: stop reading
       },

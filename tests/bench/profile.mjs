@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { makeStream } from './generate.mjs';
 import { streamFetch } from './common.mjs';
 import { topFunctions } from './cpuprofile-top.mjs';
+import { feedBytes } from '../../js-shim/src/core.js';
 
 const self = fileURLToPath(import.meta.url);
 const here = path.dirname(self);
@@ -158,7 +159,7 @@ async function namesCore(what, a, b) {
       const step = JSON.parse(driver.send(JSON.stringify('go')));
       const [head, tail] = stream.frame('bench-thread', step.run.runId);
       for (const bytes of [head, ...stream.chunks, tail]) {
-        JSON.parse(driver.feed(step.run.runId, bytes));
+        feedBytes(driver, step.run.runId, bytes);
       }
       JSON.parse(driver.endOfStream(step.run.runId));
       console.log(`core alone (names build), ${stream.counts.events} events: ${(performance.now() - t0).toFixed(1)} ms`);
@@ -177,7 +178,7 @@ async function namesCore(what, a, b) {
     let step = JSON.parse(driver.send(JSON.stringify('go')));
     const runId = step.run.runId;
     for (const part of splitBeforeLastEvent(scriptedRun('bench-thread', runId, { calls: 1 }))) {
-      JSON.parse(driver.feed(runId, part));
+      feedBytes(driver, runId, part);
     }
     step = JSON.parse(driver.endOfStream(runId));
     step = JSON.parse(driver.submitResult(step.execute[0].toolCallId, JSON.stringify('ok')));

@@ -2,7 +2,7 @@
 // follow-up request reaching fetch, with no-op handlers, for 1 and 10 parallel calls; beside a pure-JS floor.
 import assert from 'node:assert/strict';
 import { createRuntime } from '../../js-shim/src/node.js';
-import { loadCore } from '../../js-shim/src/core.js';
+import { feedBytes, heapText, loadCore } from '../../js-shim/src/core.js';
 import { gc, median, parts, quantile, scriptedRun, splitBeforeLastEvent, streamResponse } from './common.mjs';
 import { readBody } from './baselines.mjs';
 
@@ -95,14 +95,14 @@ export async function measureCoreRounds({ turns, warmup = 30, calls }) {
     let step = JSON.parse(driver.send(JSON.stringify('go')));
     const runId = step.run.runId;
     const [body, finished] = splitBeforeLastEvent(scriptedRun('bench-thread', runId, { calls }));
-    JSON.parse(driver.feed(runId, body));
+    feedBytes(driver, runId, body);
     const t0 = performance.now();
-    JSON.parse(driver.feed(runId, finished));
+    feedBytes(driver, runId, finished);
     step = JSON.parse(driver.endOfStream(runId));
     for (const call of step.execute) {
       step = JSON.parse(driver.submitResult(call.toolCallId, JSON.stringify('ok')));
     }
-    const request = driver.runInput();
+    const request = heapText(driver.runInput());
     if (t >= warmup) samples.push((performance.now() - t0) * 1000);
     assert.ok(request.length > 0, 'the follow-up request body');
     assert.ok(step.run, 'the follow-up run');

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { HttpAgent } from '@ag-ui/client';
 import { createRuntime } from '../../js-shim/src/node.js';
-import { loadCore } from '../../js-shim/src/core.js';
+import { feedBytes, loadCore } from '../../js-shim/src/core.js';
 import { makeStream } from './generate.mjs';
 import { MiniThread, readBody, sseSplitter } from './baselines.mjs';
 import { gc, median, streamFetch } from './common.mjs';
@@ -99,7 +99,7 @@ export async function runCore(stream) {
   const runId = step.run.runId;
   const [head, tail] = stream.frame(THREAD, runId);
   for (const bytes of [head, ...stream.chunks, tail]) {
-    changes += JSON.parse(driver.feed(runId, bytes)).changes?.length ?? 0;
+    changes += feedBytes(driver, runId, bytes).changes?.length ?? 0;
   }
   const done = JSON.parse(driver.endOfStream(runId));
   changes += done.changes?.length ?? 0;

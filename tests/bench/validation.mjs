@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { loadCore } from '../../js-shim/src/core.js';
+import { feedBytes, loadCore } from '../../js-shim/src/core.js';
 import '../../js-shim/src/node.js'; // sets the node binary loader loadCore() uses
 import { encodeEvents, runFinished, runStarted } from './generate.mjs';
 import { median } from './common.mjs';
@@ -115,7 +115,7 @@ export async function wasmBench(set) {
     interrupts.push({ id: 'boundary', reason: 'bench', responseSchema: { not: {} } });
     interrupts.push({ id: 'probe', reason: 'bench', responseSchema: { type: 'object', properties: { x: { type: 'string' } }, required: ['x'] } });
     const bytes = encodeEvents([runStarted('bench-validate', runId), runFinished('bench-validate', runId, { type: 'interrupt', interrupts })]);
-    const fed = JSON.parse(driver.feed(runId, bytes));
+    const fed = feedBytes(driver, runId, bytes);
     const ended = JSON.parse(driver.endOfStream(runId));
     const changes = [...(fed.changes ?? []), ...(ended.changes ?? [])];
     const problems = changes.filter((c) => c.kind === 'problem');

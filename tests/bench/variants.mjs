@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { makeStream } from './generate.mjs';
 import { median, scriptedRun } from './common.mjs';
 import { analyse } from './wasm-size.mjs';
+import { feedBytes, heapText } from '../../js-shim/src/core.js';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -119,7 +120,7 @@ function coreStream(core, stream) {
   const runId = step.run.runId;
   const [head, tail] = stream.frame('bench-thread', runId);
   for (const bytes of [head, ...stream.chunks, tail]) {
-    changes += JSON.parse(driver.feed(runId, bytes)).changes?.length ?? 0;
+    changes += feedBytes(driver, runId, bytes).changes?.length ?? 0;
   }
   const done = JSON.parse(driver.endOfStream(runId));
   changes += done.changes?.length ?? 0;
@@ -136,11 +137,11 @@ function coreRound(core, registry, n) {
   JSON.parse(driver.open(JSON.stringify({ options: { repeatLimit: 0 } })));
   let step = JSON.parse(driver.send(JSON.stringify('go')));
   const runId = step.run.runId;
-  JSON.parse(driver.feed(runId, scriptedRun('bench-thread', runId, { calls: 1, args: () => ({ i: n }) })));
+  feedBytes(driver, runId, scriptedRun('bench-thread', runId, { calls: 1, args: () => ({ i: n }) }));
   const t0 = performance.now();
   step = JSON.parse(driver.endOfStream(runId));
   step = JSON.parse(driver.submitResult(step.execute[0].toolCallId, JSON.stringify('ok')));
-  const request = step.run ? driver.runInput() : '';
+  const request = step.run ? heapText(driver.runInput()) : '';
   const us = (performance.now() - t0) * 1000;
   if (!request) throw new Error('no follow-up run');
   driver.delete();

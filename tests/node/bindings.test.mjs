@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { loadCore } from '../../js-shim/src/core.js';
+import { feedBytes, loadCore } from '../../js-shim/src/core.js';
 
 const core = await loadCore({ wasm: fs.readFileSync(new URL('../../js-shim/dist/agui_core.wasm', import.meta.url)) });
 const sse = (...events) => new TextEncoder().encode(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(''));
@@ -27,13 +27,13 @@ test('a step carries the changes it made, and nothing is left behind for takeCha
   assert.equal(driver.takeChanges(), '[]');
 
   const runId = sent.run.runId;
-  const fed = JSON.parse(driver.feed(runId, sse(
+  const fed = feedBytes(driver, runId, sse(
     { type: 'RUN_STARTED', threadId: 't1', runId },
     { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'noop' },
     { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{}' },
     { type: 'TOOL_CALL_END', toolCallId: 'c1' },
     { type: 'RUN_FINISHED', threadId: 't1', runId },
-  )));
+  ));
   assert.deepEqual(kinds(fed), ['run_started', 'message_added', 'tool_call_added', 'tool_call_args', 'tool_call_ended', 'run_finished']);
   assert.deepEqual(Object.keys(fed), ['changes'], 'a feed step says nothing else');
 
@@ -52,13 +52,38 @@ test('a refusal carries no changes and loses none; a step that changed nothing h
   assert.equal(refused.error.code, 'unknown_tool_call');
   assert.equal(refused.changes, undefined);
 
-  const quiet = JSON.parse(driver.feed(run.runId, new TextEncoder().encode(': keep-alive\n\n')));
+  const quiet = feedBytes(driver, run.runId, new TextEncoder().encode(': keep-alive\n\n'));
   assert.deepEqual(quiet, {}, 'a comment changes nothing');
 
-  const stale = JSON.parse(driver.feed('not-this-run', sse({ type: 'RUN_STARTED', threadId: 't1', runId: 'x' })));
+  const stale = feedBytes(driver, 'not-this-run', sse({ type: 'RUN_STARTED', threadId: 't1', runId: 'x' }));
   assert.deepEqual(stale, { stale: true });
 
-  const fed = JSON.parse(driver.feed(run.runId, sse({ type: 'RUN_STARTED', threadId: 't1', runId: run.runId })));
+  const fed = feedBytes(driver, run.runId, sse({ type: 'RUN_STARTED', threadId: 't1', runId: run.runId }));
   assert.deepEqual(kinds(fed), ['run_started'], 'the next step brings exactly its own');
+  close();
+});
+
+test('feed: a chunk larger than the whole heap crosses intact, and the step is read after the heap grew under it', () => {
+  const { driver, close } = opened();
+  const { run } = JSON.parse(driver.send(JSON.stringify('hello')));
+  const heapBytes = () => driver.inputBuffer(0).buffer.byteLength;
+  const before = heapBytes();
+  const delta = (i) => `part ${i}: ünïcødé ✓ 🙂; `;
+  const count = Math.ceil((1.5 * before) / 90);
+  const bytes = sse(
+    { type: 'RUN_STARTED', threadId: 't1', runId: run.runId },
+    { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
+    ...Array.from({ length: count }, (_, i) => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: delta(i) })),
+  );
+  assert.ok(bytes.length > before, `the chunk (${bytes.length} bytes) is larger than the heap was (${before})`);
+  const fed = feedBytes(driver, run.runId, bytes);
+  assert.ok(heapBytes() > before, 'the heap grew while the chunk was written and applied');
+  const appended = fed.changes.filter((c) => c.kind === 'text_appended');
+  assert.equal(appended.length, count);
+  const expected = Array.from({ length: count }, (_, i) => delta(i)).join('');
+  assert.equal(appended.map((c) => c.delta).join(''), expected);
+  assert.equal(JSON.parse(driver.messages()).at(-1).content, expected);
+  // Text goes in as UTF-8, as a body's bytes do.
+  assert.deepEqual(feedBytes(driver, run.runId, ': keep-alive ✓\n\n'), {});
   close();
 });
