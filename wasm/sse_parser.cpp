@@ -75,14 +75,14 @@ bool SseParser::consume(std::string_view bytes, std::vector<SseEvent>& out) {
       // Unterminated: keep the tail for the next chunk. Only the new bytes are
       // scanned next time, so one-byte chunks stay linear.
       line_.append(bytes.substr(pos));
-      return within_limit(data_.size() + line_.size());
+      return within_limit(data_held() + line_.size());
     }
     std::string_view line = bytes.substr(pos, end - pos);
     if (!line_.empty()) {
       line_.append(line);
       line = line_;
     }
-    if (!within_limit(data_.size() + line.size())) return false;
+    if (!within_limit(data_held() + line.size())) return false;
     process_line(line, out);
     line_.clear();  // keeps its capacity for the next straddling line
     pos = end + 1;
@@ -105,6 +105,7 @@ bool SseParser::within_limit(std::size_t held) {
   // Nothing more will be dispatched: release the buffers now.
   line_ = std::string();
   data_ = std::string();
+  has_data_ = false;
   event_type_.clear();
   pending_fields_ = false;
   return false;
@@ -125,8 +126,12 @@ void SseParser::process_line(std::string_view line, std::vector<SseEvent>& out) 
   }
   pending_fields_ = true;
   if (field == "data") {
+    // The spec appends the value and then a LF, and drops the last LF when it
+    // dispatches: a LF before each line but the first is the same text, without
+    // growing the buffer a second time for every event.
+    if (has_data_) data_.push_back('\n');
     data_.append(value);
-    data_.push_back('\n');
+    has_data_ = true;
   } else if (field == "event") {
     event_type_.assign(value);
   } else if (field == "id") {
@@ -139,11 +144,11 @@ void SseParser::process_line(std::string_view line, std::vector<SseEvent>& out) 
 
 void SseParser::dispatch(std::vector<SseEvent>& out) {
   pending_fields_ = false;
-  if (data_.empty()) {
+  if (!has_data_) {
     event_type_.clear();
     return;
   }
-  data_.pop_back();  // the '\n' after the last data line
+  has_data_ = false;
   SseEvent event;
   event.type = event_type_.empty() ? std::string("message") : std::move(event_type_);
   event.data = std::move(data_);
@@ -161,6 +166,7 @@ bool SseParser::finish() {
   // event ID and the retry value persist, as they do for an EventSource.
   line_.clear();
   data_.clear();
+  has_data_ = false;
   event_type_.clear();
   pending_fields_ = false;
   after_cr_ = false;

@@ -55,10 +55,14 @@ class SseParser {
   void dispatch(std::vector<SseEvent>& out);
   // Checks `held` bytes (data buffer plus the line being read) against the limit.
   bool within_limit(std::size_t held);
+  // The spec's data buffer size: ours plus the LF it keeps after the last line.
+  std::size_t data_held() const { return data_.size() + (has_data_ ? 1 : 0); }
 
   SseLimits limits_;
   std::string line_;        // the unterminated line carried over from earlier chunks
-  std::string data_;        // data buffer of the event being assembled
+  std::string data_;        // data buffer of the event being assembled, without the
+                            // spec's LF after its last line
+  bool has_data_ = false;   // a data line was seen: the spec's buffer is not empty
   std::string event_type_;  // event type buffer
   std::string last_event_id_;
   bool pending_fields_ = false;  // any field seen since the last blank line
