@@ -1,7 +1,8 @@
 // Build-flag experiment behind the bench's fix proposals (not part of run.mjs; builds take minutes): compiles the
 // core + bindings with em++ into tests/out/variants/<name>/ (-Oz -finline-functions -flto as shipped, the same
 // without -finline-functions as Emscripten 3.1.6 gives -Oz and -Os, -Os with inlining, -O2 -flto, the shipped flags
-// with exception handling compiled out, and a --profiling-funcs copy for size attribution and named profiles), then times the core alone (raw Driver: feed +
+// with exception handling compiled out, linked -Os, with bulk memory, -O2 for the stream's files only, and a
+// --profiling-funcs copy for size attribution and named profiles), then times the core alone (raw Driver: feed +
 // JSON.parse of each step and the changes it carries, as runtime.js does) on the 22k-event stream and on a tool round, interleaved.
 //   node tests/bench/variants.mjs [--build-only] [--reps=5]
 import { execFile } from 'node:child_process';
@@ -41,7 +42,10 @@ const OBJECTS = {
   shipped: ['-Oz', INLINE, '-flto', OWN, EH], shippedExtern: ['-Oz', INLINE, '-flto', EH], oz: ['-Oz', '-flto', OWN, EH],
   os: ['-Os', '-flto', OWN, EH], osInline: ['-Os', INLINE, '-flto', OWN, EH], o2lto: ['-O2', '-flto', OWN, EH],
   noEh: ['-Oz', INLINE, '-flto', OWN, NO_EH],
+  bulk: ['-Oz', INLINE, '-flto', OWN, EH, '-mbulk-memory'],
 };
+// The files a stream event passes through: the hotO2 variant takes their -O2 objects and the rest as shipped.
+const STREAM_FILES = ['sse_parser', 'utf8', 'json_text', 'event_reducer', 'thread'];
 const VARIANTS = [
   { name: 'shipped-Oz-inline-lto', objects: 'shipped', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', EH] },
   { name: 'shipped-names', objects: 'shipped', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', EH, '--profiling-funcs'] },
@@ -51,6 +55,11 @@ const VARIANTS = [
   { name: 'Os-inline-lto', objects: 'osInline', link: ['-Os', '-flto', '-sMALLOC=emmalloc', EH] },
   { name: 'O2-lto', objects: 'o2lto', link: ['-O2', '-flto', '-sMALLOC=emmalloc', EH] },
   { name: 'shipped-no-exceptions', objects: 'noEh', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', NO_EH] },
+  // -Oz at link time also picks Emscripten's size-optimised libc, whose memcpy copies a byte at a time; -Os does not.
+  { name: 'shipped-linked-Os', objects: 'shipped', link: ['-Os', '-flto', '-sMALLOC=emmalloc', EH] },
+  // memory.copy / memory.fill instructions for the core's own copies (needs Safari 15+, node 14+).
+  { name: 'shipped-bulk-memory', objects: 'bulk', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', EH, '-mbulk-memory'] },
+  { name: 'stream-files-O2', objects: 'hotO2', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', EH] },
 ];
 
 // The wasm build's sources, as CMakeLists.txt lists them: the core without its native regex engine (std::regex),
@@ -96,6 +105,8 @@ async function build() {
   }
   if (jobs.length) console.log(`compiling ${jobs.length} objects...`);
   await pool(jobs);
+  const isStreamFile = (obj) => STREAM_FILES.includes(path.basename(obj, '.o'));
+  objects.hotO2 = [...objects.o2lto.filter(isStreamFile), ...objects.shipped.filter((o) => !isStreamFile(o))];
   for (const v of VARIANTS) {
     const dir = path.join(OUT, v.name);
     const mjs = path.join(dir, 'agui_core.mjs');
