@@ -160,8 +160,14 @@ class Driver {
   // grow under it), then feed() reads it and returns the step as a view of the
   // heap, which the shim decodes at once (core.js, feedBytes()): both views are
   // valid only until the next call.
+  // null when a chunk that size does not fit in the heap (the shim reports it).
   emscripten::val inputBuffer(std::size_t size) {
-    input_.resize(size);
+    try {
+      input_.resize(size);
+    } catch (...) {  // std::bad_alloc or std::length_error: nothing may reach JS
+      input_ = std::string();
+      return emscripten::val::null();
+    }
     return heap_view(input_);
   }
   emscripten::val feed(const std::string& run_id) {

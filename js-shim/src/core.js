@@ -63,6 +63,9 @@ export function feedBytes(driver, runId, chunk) {
   const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
   // Nothing calls into wasm between taking the view and writing it, so the heap
   // cannot grow (and detach the view) in between.
-  driver.inputBuffer(bytes.length).set(bytes);
+  const input = driver.inputBuffer(bytes.length);
+  // Thrown inside the transport's read loop, this ends the run with a run_error.
+  if (input === null) throw new Error(`a chunk of ${bytes.length} bytes does not fit in the wasm heap`);
+  input.set(bytes);
   return JSON.parse(heapText(driver.feed(runId)));
 }

@@ -87,3 +87,14 @@ test('feed: a chunk larger than the whole heap crosses intact, and the step is r
   assert.deepEqual(feedBytes(driver, run.runId, ': keep-alive ✓\n\n'), {});
   close();
 });
+
+test('feed: a chunk that cannot fit in the heap is an error that names its size, and the driver goes on', () => {
+  const { driver, close } = opened();
+  const { run } = JSON.parse(driver.send(JSON.stringify('hello')));
+  const huge = 2 ** 31; // past the module's 2 GB memory limit
+  assert.equal(driver.inputBuffer(huge), null, 'no C++ exception reaches JS');
+  assert.throws(() => feedBytes(driver, run.runId, { length: huge }), /a chunk of 2147483648 bytes does not fit in the wasm heap/);
+  const fed = feedBytes(driver, run.runId, sse({ type: 'RUN_STARTED', threadId: 't1', runId: run.runId }));
+  assert.deepEqual(kinds(fed), ['run_started']);
+  close();
+});
