@@ -239,6 +239,22 @@ test('an unreachable agent: run_error naming the URL', T, async (t) => {
   assert.match(result.message, /could not reach the agent at http:\/\/127\.0\.0\.1:9\/agent/);
 });
 
+test('a body chunk the wasm heap cannot hold: run_error naming its size; the thread keeps what it had', T, async (t) => {
+  // A fetch of the page's own that hands over a 2 GiB chunk, past the module's memory limit.
+  const huge = { byteLength: 2 ** 31, length: 2 ** 31 };
+  const fetch = async () =>
+    new Response(new ReadableStream({ start: (c) => (c.enqueue(huge), c.close()) }), {
+      headers: { 'content-type': 'text/event-stream' },
+    });
+  const { rt, history } = await withHistory(t, 'text', { fetch });
+  const result = await rt.send('one more');
+  assert.equal(result.reason, 'run_error');
+  assert.equal(result.code, 'transport');
+  assert.match(result.message, /broke off: a chunk of 2147483648 bytes does not fit in the wasm heap/);
+  assert.deepEqual(rt.messages.slice(0, history.length), history, 'every message it had');
+  assert.equal(rt.messages.at(-1).content, 'one more');
+});
+
 test('malformed events: each problem is reported as a {kind: "problem"} change; the good events are kept', T, async (t) => {
   const rt = await open(t, { url: server.url('malformed') });
   const changes = record(rt);
