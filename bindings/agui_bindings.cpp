@@ -159,8 +159,8 @@ class Driver {
   // inputBuffer() returns (no call into wasm in between, so the heap cannot
   // grow under it), then feed() reads it and returns the step as a view of the
   // heap, which the shim decodes at once (core.js, feedBytes()): both views are
-  // valid only until the next call.
-  // null when a chunk that size does not fit in the heap (the shim reports it).
+  // valid only until the next call. inputBuffer() answers null when a chunk
+  // that size does not fit in the heap (the shim reports it).
   emscripten::val inputBuffer(std::size_t size) {
     try {
       input_.resize(size);
