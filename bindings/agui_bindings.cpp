@@ -54,7 +54,7 @@ std::string guarded(const char* where, F&& body) {
 
 // Parses JSON text handed in by the shim; `error` is set when it is not JSON.
 json parse_arg(const std::string& text, const char* what, json& error) {
-  json value = json::parse(text, nullptr, false);
+  json value = agui::parse_json(text);
   if (value.is_discarded())
     error = error_value(ErrorCode::kInvalidJson, std::string(what) + " is not valid JSON");
   return value;
@@ -72,7 +72,7 @@ class Registry {
   // Must come before the first add(): options change how schemas compile.
   std::string configure(const std::string& options_text) {
     return guarded("configure", [&] {
-      json options = json::parse(options_text, nullptr, false);
+      json options = agui::parse_json(options_text);
       if (!options.is_object())
         return error_value(ErrorCode::kInvalidArgument, "registry options must be an object");
       if (registry_->size() != 0)
@@ -86,7 +86,7 @@ class Registry {
 
   std::string add(const std::string& definition_text) {
     return guarded("tools.register", [&] {
-      json definition = json::parse(definition_text, nullptr, false);
+      json definition = agui::parse_json(definition_text);
       if (definition.is_discarded())
         return error_value(ErrorCode::kInvalidJson, "tool definition is not valid JSON");
       auto spec = agui::ToolSpec::from_json(definition);
@@ -127,7 +127,7 @@ class Driver {
   // idPrefix, limits...}) or an exported thread ({export, options}) to restore.
   std::string open(const std::string& config_text) {
     return guarded("createRuntime", [&]() -> json {
-      json config = json::parse(config_text, nullptr, false);
+      json config = agui::parse_json(config_text);
       if (!config.is_object())
         return error_value(ErrorCode::kInvalidJson, "runtime options must be a JSON object");
       auto options = agui::DriverOptions::from_json(config.value("options", json::object()));

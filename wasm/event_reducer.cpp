@@ -248,7 +248,7 @@ void EventReducer::apply_data(std::string_view data) {
     ++index_;
     return;
   }
-  json event = json::parse(data.begin(), data.end(), nullptr, /*allow_exceptions=*/false);
+  json event = parse_json(data);
   if (event.is_discarded()) {
     std::string head(data.substr(0, 60));
     problem("", "invalid_json",
@@ -571,14 +571,13 @@ void EventReducer::on_text_start(const json& e, const std::string& type, const s
     return;
   }
   // Messages are built member by member: an initializer list copies each value twice.
+  // Members in @ag-ui/client's order: id, role, content, name.
   json message = json::object();
   message["id"] = id;
+  const auto* role = reasoning ? nullptr : opt_string(e, "role");
+  message["role"] = reasoning ? std::string("reasoning") : role ? *role : std::string("assistant");
   message["content"] = "";
-  if (reasoning) {
-    message["role"] = "reasoning";
-  } else {
-    const auto* role = opt_string(e, "role");
-    message["role"] = role ? *role : std::string("assistant");
+  if (!reasoning) {
     if (const auto* name = opt_string(e, "name")) message["name"] = *name;
   }
   if (const auto* sub = opt_string(e, "subagentRunId")) message["subagentRunId"] = *sub;
@@ -807,8 +806,8 @@ void EventReducer::on_tool_result(const json& e, const std::string& type) {
   const auto* role = opt_string(e, "role");
   json message = json::object();
   message["id"] = *message_id;
+  message["toolCallId"] = *call_id;  // @ag-ui/client's order: id, toolCallId, role, content
   message["role"] = role ? *role : std::string("tool");
-  message["toolCallId"] = *call_id;
   message["content"] = *content;
   if (const auto* sub = opt_string(e, "subagentRunId")) message["subagentRunId"] = *sub;
   merge_metadata(message, e);

@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "json.hpp"
 #include "json_text.hpp"
 #include "thread.hpp"
 

@@ -689,7 +689,7 @@ void Evaluator::explain_union(const Node& node, const char* keyword,
 CompiledSchema::CompiledSchema(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CompiledSchema::~CompiledSchema() = default;
 
-CompiledSchema::CompileResult CompiledSchema::compile(const nlohmann::json& schema,
+CompiledSchema::CompileResult CompiledSchema::compile(const json& schema,
                                                       const SchemaOptions& options) {
   try {
     auto impl = std::make_unique<Impl>();
@@ -705,7 +705,7 @@ CompiledSchema::CompileResult CompiledSchema::compile(const nlohmann::json& sche
   }
 }
 
-std::vector<SchemaIssue> CompiledSchema::validate(const nlohmann::json& instance,
+std::vector<SchemaIssue> CompiledSchema::validate(const json& instance,
                                                   std::size_t max_issues) const {
   std::vector<SchemaIssue> issues;
   try {
@@ -723,7 +723,7 @@ std::vector<SchemaIssue> CompiledSchema::validate(const nlohmann::json& instance
   return issues;
 }
 
-bool CompiledSchema::is_valid(const nlohmann::json& instance) const {
+bool CompiledSchema::is_valid(const json& instance) const {
   try {
     Evaluator evaluator(*impl_->program, nullptr, 0);
     return evaluator.eval(*impl_->program->root, instance, nullptr, 0);

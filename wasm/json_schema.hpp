@@ -6,10 +6,11 @@
 
 #include <cstddef>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
 #include <vector>
+
+#include "json.hpp"
 
 namespace agui {
 
@@ -74,12 +75,12 @@ class CompiledSchema {
  public:
   using CompileResult = std::variant<std::shared_ptr<const CompiledSchema>, SchemaCompileError>;
 
-  static CompileResult compile(const nlohmann::json& schema, const SchemaOptions& options = {});
+  static CompileResult compile(const json& schema, const SchemaOptions& options = {});
 
   // Every issue, up to max_issues. Empty means valid.
-  std::vector<SchemaIssue> validate(const nlohmann::json& instance,
+  std::vector<SchemaIssue> validate(const json& instance,
                                     std::size_t max_issues = 64) const;
-  bool is_valid(const nlohmann::json& instance) const;
+  bool is_valid(const json& instance) const;
 
   ~CompiledSchema();
   CompiledSchema(const CompiledSchema&) = delete;

@@ -12,17 +12,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "json.hpp"
 #include "json_schema.hpp"
 
 namespace agui::schema_detail {
 
-using json = nlohmann::json;
+using agui::json;
 
 // Bits of the draft 7 "type" names. An instance's bits are computed once per
 // value; a node accepts it when the masks intersect.

@@ -177,11 +177,11 @@ int json_equal(const json& a, const json& b, std::size_t max_depth) {
       if (a.size() != b.size()) return 0;
       if (a.empty()) return 1;
       if (max_depth == 0) return -1;
-      // nlohmann objects are sorted maps: walk both in key order.
-      auto ia = a.begin();
-      auto ib = b.begin();
-      for (; ia != a.end(); ++ia, ++ib) {
-        if (ia.key() != ib.key()) return 0;
+      // Objects keep their members in the order received: equal objects may
+      // list them differently, so each member of a is looked up in b.
+      for (auto ia = a.begin(); ia != a.end(); ++ia) {
+        const auto ib = b.find(ia.key());
+        if (ib == b.end()) return 0;
         const int eq = json_equal(ia.value(), ib.value(), max_depth - 1);
         if (eq != 1) return eq;
       }
@@ -224,13 +224,15 @@ std::size_t json_hash(const json& value, std::size_t max_depth) {
       return seed;
     }
     case json::value_t::object: {
+      // Member order does not make objects unequal, so it must not change the
+      // hash: each member is hashed on its own and the sum taken.
       std::size_t seed = 0x4f + value.size();
       if (max_depth == 0) return seed;
+      std::size_t members = 0;
       for (auto it = value.begin(); it != value.end(); ++it) {
-        seed = mix(seed, std::hash<std::string>{}(it.key()));
-        seed = mix(seed, json_hash(it.value(), max_depth - 1));
+        members += mix(std::hash<std::string>{}(it.key()), json_hash(it.value(), max_depth - 1));
       }
-      return seed;
+      return mix(seed, members);
     }
     default:
       return 0;

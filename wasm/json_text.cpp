@@ -2,6 +2,9 @@
 #include "json_text.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 
@@ -181,9 +184,87 @@ bool unescape_json_string(std::string_view raw, std::string& out) {
   return true;
 }
 
-std::optional<nlohmann::json> flat_object_json(const FlatMember* members, std::size_t count) {
-  nlohmann::json out = nlohmann::json::object();
-  auto& object = out.get_ref<nlohmann::json::object_t&>();
+namespace {
+
+bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+
+// The code unit of a \uXXXX escape at t[i] == '\\', or -1 when there is none.
+long escaped_unit(std::string_view t, std::size_t i) {
+  if (i + 6 > t.size() || t[i] != '\\' || t[i + 1] != 'u') return -1;
+  for (std::size_t k = i + 2; k < i + 6; ++k) {
+    if (!is_hex(t[k])) return -1;
+  }
+  return std::strtol(std::string(t.substr(i + 2, 4)).c_str(), nullptr, 16);
+}
+
+// Copies a string token from t[i] == '"' into out, each lone surrogate escape
+// written as \uFFFD; returns the index past the closing quote.
+std::size_t copy_string_mending_surrogates(std::string_view t, std::size_t i, std::string& out) {
+  out += t[i++];
+  while (i < t.size() && t[i] != '"') {
+    const long unit = t[i] == '\\' ? escaped_unit(t, i) : -1;
+    if (unit >= 0xD800 && unit <= 0xDBFF) {
+      const long next = escaped_unit(t, i + 6);
+      if (next >= 0xDC00 && next <= 0xDFFF) {
+        out.append(t.substr(i, 12));
+        i += 12;
+      } else {
+        out += "\\uFFFD";
+        i += 6;
+      }
+    } else if (unit >= 0xDC00 && unit <= 0xDFFF) {
+      out += "\\uFFFD";
+      i += 6;
+    } else {
+      const std::size_t n = t[i] == '\\' && i + 1 < t.size() ? 2 : 1;
+      out.append(t.substr(i, n));
+      i += n;
+    }
+  }
+  if (i < t.size()) out += t[i++];
+  return i;
+}
+
+// Copies a number token at t[i] into out, as null when it overflows a double.
+std::size_t copy_number_mending_overflow(std::string_view t, std::size_t i, std::string& out) {
+  std::size_t end = i;
+  while (end < t.size() && std::strchr("+-0123456789.eE", t[end]) != nullptr && t[end] != '\0') ++end;
+  const std::string token(t.substr(i, end - i));
+  out += std::isinf(std::strtod(token.c_str(), nullptr)) ? std::string("null") : token;
+  return end;
+}
+
+// The text with what JSON.parse accepts and nlohmann refuses rewritten (see
+// parse_json); other bytes, valid or not, are copied for the parser to judge.
+std::string mend_for_nlohmann(std::string_view t) {
+  std::string out;
+  out.reserve(t.size());
+  for (std::size_t i = 0; i < t.size();) {
+    if (t[i] == '"') {
+      i = copy_string_mending_surrogates(t, i, out);
+    } else if (t[i] == '-' || (t[i] >= '0' && t[i] <= '9')) {
+      i = copy_number_mending_overflow(t, i, out);
+    } else {
+      out += t[i++];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+json parse_json(std::string_view text) {
+  json value = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (!value.is_discarded()) return value;
+  // The rare path: only text nlohmann refused is scanned and parsed again.
+  const std::string mended = mend_for_nlohmann(text);
+  if (mended == text) return value;
+  return json::parse(mended, nullptr, /*allow_exceptions=*/false);
+}
+
+std::optional<json> flat_object_json(const FlatMember* members, std::size_t count) {
+  json out = json::object();
+  auto& object = out.get_ref<json::object_t&>();
   std::string value;
   for (std::size_t k = 0; k < count; ++k) {
     const FlatMember& m = members[k];
@@ -242,12 +323,12 @@ bool append_json_string(std::string& out, std::string_view text) {
 
 void write_json_string(std::string& out, std::string_view text) {
   if (!append_json_string(out, text))
-    out += nlohmann::json(std::string(text))
-               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out += json(std::string(text))
+               .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-void write_json(std::string& out, const nlohmann::json& value) {
-  using value_t = nlohmann::json::value_t;
+void write_json(std::string& out, const json& value) {
+  using value_t = json::value_t;
   switch (value.type()) {
     case value_t::string:
       write_json_string(out, value.get_ref<const std::string&>());
@@ -255,7 +336,7 @@ void write_json(std::string& out, const nlohmann::json& value) {
     case value_t::object: {
       out += '{';
       bool first = true;
-      for (const auto& [key, member] : value.get_ref<const nlohmann::json::object_t&>()) {
+      for (const auto& [key, member] : value.get_ref<const json::object_t&>()) {
         if (!first) out += ',';
         first = false;
         write_json_string(out, key);
@@ -268,7 +349,7 @@ void write_json(std::string& out, const nlohmann::json& value) {
     case value_t::array: {
       out += '[';
       bool first = true;
-      for (const auto& item : value.get_ref<const nlohmann::json::array_t&>()) {
+      for (const auto& item : value.get_ref<const json::array_t&>()) {
         if (!first) out += ',';
         first = false;
         write_json(out, item);
@@ -279,11 +360,11 @@ void write_json(std::string& out, const nlohmann::json& value) {
     case value_t::null: out += "null"; return;
     case value_t::boolean: out += value.get<bool>() ? "true" : "false"; return;
     default:  // numbers (nlohmann's shortest round-trip form), binary, discarded
-      out += value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      out += value.dump(-1, ' ', false, json::error_handler_t::replace);
   }
 }
 
-std::string dump_json(const nlohmann::json& value) {
+std::string dump_json(const json& value) {
   std::string out;
   write_json(out, value);
   return out;

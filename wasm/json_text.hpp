@@ -6,10 +6,11 @@
 #pragma once
 
 #include <cstddef>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "json.hpp"
 
 namespace agui {
 
@@ -37,7 +38,14 @@ bool unescape_json_string(std::string_view raw, std::string& out);
 
 // The members as a JSON object (each value decoded), or nullopt when a value's
 // escapes are not JSON.
-std::optional<nlohmann::json> flat_object_json(const FlatMember* members, std::size_t count);
+std::optional<json> flat_object_json(const FlatMember* members, std::size_t count);
+
+// Parses `text` as JSON.parse does, then holds the value as JSON.stringify
+// would write it: where nlohmann refuses what JSON.parse accepts, a \u escape
+// of a lone surrogate becomes U+FFFD (UTF-8 cannot hold the surrogate) and a
+// number past a double's range (1e400, which JSON.parse reads as Infinity)
+// becomes null. A discarded value (is_discarded()) when the text is not JSON.
+json parse_json(std::string_view text);
 
 // Appends `text` to `out` as a JSON string, quotes included, escaped as
 // nlohmann's dump() escapes it. Returns false, having appended nothing, when
@@ -50,7 +58,7 @@ void write_json_string(std::string& out, std::string_view text);
 // Appends `value` as dump(-1, ' ', false, error_handler_t::replace) writes it:
 // compact, keys in the object's order, a string that is not valid UTF-8 with
 // U+FFFD for what is not (so nothing the core hands out can throw mid-way).
-void write_json(std::string& out, const nlohmann::json& value);
-std::string dump_json(const nlohmann::json& value);
+void write_json(std::string& out, const json& value);
+std::string dump_json(const json& value);
 
 }  // namespace agui

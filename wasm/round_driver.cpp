@@ -219,18 +219,30 @@ json RoundDriver::start_run(json step) {
   return step;
 }
 
-// The RunAgentInput, keys in the order nlohmann's objects keep them (sorted),
-// each message written from where the thread holds it.
+// The RunAgentInput, its keys in the order @ag-ui/client's HttpAgent sends
+// them, each message written from where the thread holds it.
 void RoundDriver::write_run_input() {
   if (tools_revision_ != registry_->revision()) {
     tools_text_ = dump_json(registry_->advertise());
     tools_revision_ = registry_->revision();
   }
   std::string& out = run_input_;
-  out.assign("{\"context\":");
+  out.assign("{\"threadId\":");
+  write_json_string(out, thread_.id());
+  out += ",\"runId\":";
+  write_json_string(out, run_id_);
+  out += ",\"tools\":";
+  out += tools_text_;
+  out += ",\"context\":";
   write_json(out, options_.context);
   out += ",\"forwardedProps\":";
   write_json(out, options_.forwarded_props);
+  out += ",\"state\":";
+  if (thread_.state().is_null()) {
+    out += "{}";
+  } else {
+    write_json(out, thread_.state());
+  }
   out += ",\"messages\":[";
   bool first = true;
   for (std::size_t i = 0; i < thread_.size(); ++i) {
@@ -247,18 +259,6 @@ void RoundDriver::write_run_input() {
     write_json(out, resume_);
     resume_ = json::array();
   }
-  out += ",\"runId\":";
-  write_json_string(out, run_id_);
-  out += ",\"state\":";
-  if (thread_.state().is_null()) {
-    out += "{}";
-  } else {
-    write_json(out, thread_.state());
-  }
-  out += ",\"threadId\":";
-  write_json_string(out, thread_.id());
-  out += ",\"tools\":";
-  out += tools_text_;
   out += '}';
 }
 
@@ -473,7 +473,7 @@ json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
                                  " levels (maxJsonDepth); the call was not run");
       continue;
     }
-    json args = blank(args_text) ? json::object() : json::parse(args_text, nullptr, false);
+    json args = blank(args_text) ? json::object() : parse_json(args_text);
     if (args.is_discarded()) {
       answer_with_error(cur, "arguments are not valid JSON: " + args_text.substr(0, 200));
       continue;
@@ -557,8 +557,8 @@ void RoundDriver::append_tool_message(const std::string& call_id, const std::str
                                       const std::optional<std::string>& error) {
   json message = json::object();
   message["id"] = next_id("tool");
+  message["toolCallId"] = call_id;  // as TOOL_CALL_RESULT builds one
   message["role"] = "tool";
-  message["toolCallId"] = call_id;
   message["content"] = content;
   if (error) message["error"] = *error;
   json& stored = thread_.insert_result(std::move(message));

@@ -20,7 +20,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +30,7 @@
 
 #include "error.hpp"
 #include "event_reducer.hpp"
+#include "json.hpp"
 #include "sse_parser.hpp"
 #include "thread.hpp"
 #include "tool_registry.hpp"

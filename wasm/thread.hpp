@@ -6,16 +6,16 @@
 
 #include <cstddef>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "json.hpp"
+
 namespace agui {
 
-using json = nlohmann::json;
 
 // What changed, for a UI that must not re-read the whole thread per event. Each
 // record is a small JSON object with a "kind"; see README, "Changes". Records

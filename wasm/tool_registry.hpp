@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,11 +14,11 @@
 #include <vector>
 
 #include "error.hpp"
+#include "json.hpp"
 #include "json_schema.hpp"
 
 namespace agui {
 
-using json = nlohmann::json;
 
 struct ToolSpec {
   std::string name;         // ^[A-Za-z0-9_-]{1,64}$

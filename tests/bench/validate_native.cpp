@@ -15,7 +15,7 @@
 
 #include "json_schema.hpp"
 
-using nlohmann::json;
+using agui::json;
 
 namespace {
 

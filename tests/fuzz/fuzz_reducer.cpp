@@ -112,6 +112,24 @@ void drain(agui::ChangeLog& changes, Thread& thread, std::size_t step) {
 
 }  // namespace
 
+// Nothing is reordered: what the core reads keeps the keys of what went in, in
+// the same order, held against nlohmann's own ordered_json (a plain vector, no
+// index: an implementation apart from the core's). A state snapshot the
+// reducer took is the snapshot as sent, member for member.
+static void check_key_order(std::string_view data, const Thread& thread) {
+  const json mine = agui::parse_json(data);
+  const auto reference = nlohmann::ordered_json::parse(data.begin(), data.end(), nullptr, false);
+  if (mine.is_discarded() || reference.is_discarded()) return;
+  const auto replace = nlohmann::ordered_json::error_handler_t::replace;
+  AGUI_FUZZ_CHECK(mine.dump(-1, ' ', false, replace) == reference.dump(-1, ' ', false, replace),
+                  "parsing changed the order of an object's keys");
+  if (!mine.is_object() || mine.value("type", json()) != "STATE_SNAPSHOT") return;
+  auto snapshot = mine.find("snapshot");
+  if (snapshot == mine.end() || !(thread.state() == *snapshot)) return;  // refused or not applied
+  AGUI_FUZZ_CHECK(agui::dump_json(thread.state()) == agui::dump_json(*snapshot),
+                  "the state holds the snapshot's keys in another order");
+}
+
 // The reducer's flat reader (json_text.hpp) takes a line only when nlohmann's
 // parser takes it too, and decodes it to the same object.
 static void check_flat_reader(std::string_view line) {
@@ -149,6 +167,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         pos += n;
         for (const auto& ev : events) {
           guarded([&] { reducer.apply_data(ev.data); });
+          check_key_order(ev.data, thread);
           check_thread(thread);
           drain(changes, thread, ++step);
         }
@@ -163,6 +182,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (end == std::string_view::npos) end = rest.size();
         check_flat_reader(rest.substr(start, end - start));
         guarded([&] { reducer.apply_data(rest.substr(start, end - start)); });
+        check_key_order(rest.substr(start, end - start), thread);
         check_thread(thread);
         drain(changes, thread, ++step);
         start = end + 1;

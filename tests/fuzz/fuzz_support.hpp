@@ -12,10 +12,11 @@
 #include <initializer_list>
 #include <iterator>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "json.hpp"
 
 // An invariant that must hold on every input: report it and stop (libFuzzer
 // records the input as a crash).
@@ -30,7 +31,7 @@
 
 namespace agui::fuzz {
 
-using json = nlohmann::json;
+using json = agui::json;
 
 // splitmix64 seeded with the FNV-1a hash of the input: "positions derived from
 // the input", reproducible from the input file alone.

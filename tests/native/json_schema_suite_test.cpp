@@ -19,7 +19,7 @@
 
 namespace {
 
-using nlohmann::json;
+using agui::json;
 
 // File name -> why it is not run. Keep this list short and every reason real.
 const std::map<std::string, std::string>& excluded() {

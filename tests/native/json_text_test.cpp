@@ -5,12 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
+#include "json.hpp"
 
 namespace agui {
 namespace {
 
-using json = nlohmann::json;
+using json = agui::json;
 
 // The members read, decoded, as a JSON object (empty when the reader declined).
 json read(std::string_view text) {

@@ -2,16 +2,16 @@
 // and a driver harness that plays a scripted agent.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "json.hpp"
 #include "round_driver.hpp"
 #include "tool_registry.hpp"
 
 namespace agui::test {
 
-using json = nlohmann::json;
+using json = agui::json;
 
 // `data: <event>\n\n` for each event, as @ag-ui/encoder writes them.
 std::string sse(const std::vector<json>& events);

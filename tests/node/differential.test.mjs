@@ -1,8 +1,8 @@
 // The differential test: each corpus stream (tests/fixtures/streams/NAME.sse, the
 // exact bytes @ag-ui/encoder wrote) is fed through a runtime by a fake fetch, in
 // small chunks, and runtime.messages / runtime.state are compared with what
-// @ag-ui/client 1.0.0 made of the same events (NAME.expected.json), key order
-// ignored. The runtime is seeded with the corpus input through the public API: the
+// @ag-ui/client 1.0.0 made of the same events (NAME.expected.json) as JSON text:
+// the same members in the same order, as JSON.stringify writes them. The runtime is seeded with the corpus input through the public API: the
 // prior messages and state as an exported thread, the last input message via send().
 //
 // DIFFERENCES: every deliberate difference from @ag-ui/client, with its reason.
@@ -20,6 +20,8 @@
 // |             | available in this client"}) right after its assistant message|        |
 // | subagents   | the run ends on an interrupt, so the turn stays open: the    | an interrupt waits for the user; compared at the `interrupts` change, and the pending interrupts are compared with @ag-ui/client's |
 // |             | thread is compared when the interrupt is raised              |        |
+// | messages_   | a message a MESSAGES_SNAPSHOT carried keeps the member order | "nothing is reordered": @ag-ui/client's event validation rebuilds each snapshot |
+// | snapshot_*  | the server sent (the reference's copy is equal up to order)  | message in its schema's member order; checked equal but for order, then compared as sent |
 // | (inputs)    | activity messages of the seeded thread are not sent back in  | they are UI-only, as the reference client's own input building does; checked on the request the runtime posted |
 // |             | RunAgentInput.messages                                       |        |
 import { test } from 'node:test';
@@ -46,18 +48,44 @@ const ADJUST = {
     // The runtime's answer to tc3, right after the assistant message holding tc3.
     const answer = actual.find((m) => m.role === 'tool' && m.toolCallId === 'tc3');
     assert.ok(answer, 'tool_calls: tc3 was answered');
-    assert.deepEqual(
+    sameText(
       { ...answer, id: '(generated)' },
-      { id: '(generated)', role: 'tool', toolCallId: 'tc3', content: `{"error":"tool 'get_time' is not available in this client"}`, error: "tool 'get_time' is not available in this client" },
+      { id: '(generated)', toolCallId: 'tc3', role: 'tool', content: `{"error":"tool 'get_time' is not available in this client"}`, error: "tool 'get_time' is not available in this client" },
     );
     const at = expected.findIndex((m) => m.toolCalls?.some((c) => c.id === 'tc3'));
     return [...expected.slice(0, at + 1), answer, ...expected.slice(at + 1)];
   },
 };
+/**
+ * The snapshot difference (DIFFERENCES above): an expected message that equals,
+ * up to member order, the one the stream's last MESSAGES_SNAPSHOT carried with
+ * its id is expected as the snapshot sent it.
+ */
+function withSnapshotOrder(expected, events) {
+  const sent = new Map();
+  for (const e of events) if (e.type === 'MESSAGES_SNAPSHOT') for (const m of e.messages) sent.set(m.id, m);
+  return expected.map((m) => {
+    const wire = sent.get(m.id);
+    if (!wire) return m;
+    try {
+      assert.deepEqual(m, wire);
+      return wire;
+    } catch {
+      return m; // changed after the snapshot: compared as the reference holds it
+    }
+  });
+}
+
 /** Follow-up runs the runtime posts after the corpus run. */
 const FOLLOW_UPS = { tool_calls: 1 };
 
 const CHUNK_SIZES = [1, 3, 16, 4096];
+
+/** Equal as JSON text, key order included (deepEqual first, for a readable diff of values). */
+function sameText(actual, expected, where) {
+  assert.deepEqual(actual, expected, where);
+  assert.equal(JSON.stringify(actual), JSON.stringify(expected), `${where}: key order`);
+}
 
 /** Feeds one corpus stream through a fresh runtime; resolves with what it made of it. */
 async function replay(name, chunk) {
@@ -107,8 +135,8 @@ for (const name of corpusNames()) {
 
       // Seeded through the public API: the request carries the corpus input.
       assert.equal(got.rt.threadId, input.threadId, `${where}: threadId`);
-      assert.deepEqual(got.posted[0].messages, input.messages.filter((m) => m.role !== 'activity'), `${where}: the posted messages are the corpus input's`);
-      assert.deepEqual(got.posted[0].state, input.state ?? {}, `${where}: the posted state`);
+      sameText(got.posted[0].messages, input.messages.filter((m) => m.role !== 'activity'), `${where}: the posted messages are the corpus input's`);
+      sameText(got.posted[0].state, input.state ?? {}, `${where}: the posted state`);
 
       // Problems: the runId mismatch first, then this stream's known ones; none fatal.
       assert.deepEqual(got.problems.map((p) => p.code), ['run_id_mismatch', ...(PROBLEMS[name] ?? [])], `${where}: problems`);
@@ -117,9 +145,10 @@ for (const name of corpusNames()) {
       assert.ok(got.problems.every((p) => !p.fatal), `${where}: no fatal problem`);
 
       // The thread, against @ag-ui/client's.
-      const want = ADJUST[name] ? ADJUST[name](expected.messages, got.messages) : expected.messages;
-      assert.deepEqual(got.messages, want, `${where}: messages`);
-      assert.deepEqual(got.state, expected.state, `${where}: state`);
+      const reference = withSnapshotOrder(expected.messages, got.doc.events);
+      const want = ADJUST[name] ? ADJUST[name](reference, got.messages) : reference;
+      sameText(got.messages, want, `${where}: messages`);
+      sameText(got.state, expected.state, `${where}: state`);
 
       // The outcome, against what @ag-ui/client's run callbacks saw (the last run's).
       const run = expected.runs.at(-1);
@@ -129,7 +158,7 @@ for (const name of corpusNames()) {
         assert.deepEqual(got.result, { reason: 'run_error', message: run.message, code: run.code }, `${where}: outcome`);
       } else if (run.outcome === 'interrupt') {
         assert.deepEqual(got.result, { reason: 'interrupt' });
-        assert.deepEqual(got.interrupts, run.interrupts, `${where}: interrupts`);
+        sameText(got.interrupts, run.interrupts, `${where}: interrupts`);
       } else {
         assert.deepEqual(got.result, { reason: 'done' }, `${where}: outcome`);
         assert.equal(got.posted.length - 1, FOLLOW_UPS[name] ?? 0, `${where}: follow-up runs`);

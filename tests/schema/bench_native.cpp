@@ -20,7 +20,7 @@
 
 namespace {
 
-using nlohmann::json;
+using agui::json;
 using Clock = std::chrono::steady_clock;
 
 // Nanoseconds per call of `body` (which runs `per_call` validations), median of runs.
