@@ -2,14 +2,12 @@
 // CopilotRuntime with a BuiltInAgent, its default in-memory runner) served on
 // loopback, its model the AI SDK's scripted MockLanguageModelV3. Nobody on this
 // project wrote the server; only the model's script is ours.
+import './no-telemetry.mjs';
 import { createServer } from 'node:http';
 import { CopilotRuntime, BuiltInAgent, defineTool } from '@copilotkit/runtime/v2';
 import { createCopilotNodeListener } from '@copilotkit/runtime/v2/node';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
-
-// No telemetry from a test run (CopilotKit reads this when it first reports).
-process.env.COPILOTKIT_TELEMETRY_DISABLED = 'true';
 
 const BASE_PATH = '/api/copilotkit';
 
