@@ -6,7 +6,6 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
-import { startCopilotKit } from '../third-party/copilotkit/server.mjs';
 import {
   T, open, record, nextChange, toolCalls, resultOf, assertEveryCallAnsweredOnce, assertErrorResult, lastText,
 } from './helpers.mjs';
@@ -47,6 +46,9 @@ function script(prompt) {
   return { text: `echo: ${ask}` };
 }
 
+const { startCopilotKit } = await import('../third-party/copilotkit/server.mjs').catch((e) => {
+  throw new Error(`CopilotKit is not installed: run \`npm ci\` in tests/third-party/copilotkit (${e.message})`);
+});
 const server = await startCopilotKit(script);
 after(() => server.close());
 
