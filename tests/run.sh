@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Runs every test: the core's GoogleTest suites natively and as wasm under node,
 # the official JSON Schema suite (beside ajv), the package's node tests against a
-# real AG-UI server, the browser tests in Debian's Chromium, the core suites
-# again under AddressSanitizer and UndefinedBehaviorSanitizer, and a short run
-# of each libFuzzer target (AGUI_FUZZ_SECONDS, default 45 per target).
+# real AG-UI server and against CopilotKit's runtime, the browser tests in
+# Debian's Chromium, the core suites again under AddressSanitizer and
+# UndefinedBehaviorSanitizer, and a short run of each libFuzzer target
+# (AGUI_FUZZ_SECONDS, default 45 per target).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 npm_ci tests
+npm_ci tests/third-party/copilotkit   # CopilotKit's runtime, for tests/node/copilotkit.test.mjs
 npm_ci demo-page
 build_native
 build_wasm
