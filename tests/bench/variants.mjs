@@ -120,7 +120,7 @@ async function build() {
 
 // ---------------------------------------------------------------- the core alone
 
-function coreStream(core, stream) {
+export function coreStream(core, stream) {
   const registry = new core.Registry();
   const driver = new core.Driver(registry, 'bench-thread');
   let changes = 0;
@@ -143,7 +143,7 @@ function coreStream(core, stream) {
 }
 
 // A tool round as runtime.js drives it; returns µs from endOfStream (RUN_FINISHED seen) to the follow-up request body taken.
-function coreRound(core, registry, n) {
+export function coreRound(core, registry, n) {
   const driver = new core.Driver(registry, 'bench-thread');
   JSON.parse(driver.open(JSON.stringify({ options: { repeatLimit: 0 } })));
   let step = JSON.parse(driver.send(JSON.stringify('go')));

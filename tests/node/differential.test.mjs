@@ -20,8 +20,9 @@
 // |             | available in this client"}) right after its assistant message|        |
 // | subagents   | the run ends on an interrupt, so the turn stays open: the    | an interrupt waits for the user; compared at the `interrupts` change, and the pending interrupts are compared with @ag-ui/client's |
 // |             | thread is compared when the interrupt is raised              |        |
-// | messages_   | a message a MESSAGES_SNAPSHOT carried keeps the member order | "nothing is reordered": @ag-ui/client's event validation rebuilds each snapshot |
-// | snapshot_*  | the server sent (the reference's copy is equal up to order)  | message in its schema's member order; checked equal but for order, then compared as sent |
+// | messages_   | a message a MESSAGES_SNAPSHOT carried, and an interrupt,     | "nothing is reordered": @ag-ui/client's event pipeline rebuilds each snapshot |
+// | snapshot_*, | keep the member order the server sent (the reference's copy | message and interrupt in its schema's member order; checked equal but for     |
+// | subagents   | is equal up to order)                                        | order, then compared as sent                                                  |
 // | (inputs)    | activity messages of the seeded thread are not sent back in  | they are UI-only, as the reference client's own input building does; checked on the request the runtime posted |
 // |             | RunAgentInput.messages                                       |        |
 import { test } from 'node:test';
@@ -158,7 +159,10 @@ for (const name of corpusNames()) {
         assert.deepEqual(got.result, { reason: 'run_error', message: run.message, code: run.code }, `${where}: outcome`);
       } else if (run.outcome === 'interrupt') {
         assert.deepEqual(got.result, { reason: 'interrupt' });
-        sameText(got.interrupts, run.interrupts, `${where}: interrupts`);
+        // Equal to the reference's; in the member order the server sent (DIFFERENCES).
+        assert.deepEqual(got.interrupts, run.interrupts, `${where}: interrupts`);
+        const sent = got.doc.events.findLast((e) => e.type === 'RUN_FINISHED').outcome.interrupts;
+        sameText(got.interrupts, sent, `${where}: interrupts as sent`);
       } else {
         assert.deepEqual(got.result, { reason: 'done' }, `${where}: outcome`);
         assert.equal(got.posted.length - 1, FOLLOW_UPS[name] ?? 0, `${where}: follow-up runs`);
