@@ -43,6 +43,47 @@ export function loadCore(options = {}) {
   return attempt;
 }
 
+// Lone surrogates: embind's UTF-8 encoder folds a lone surrogate with the next
+// code unit into an invented code point (the character after it is lost), so
+// every string the shim hands the core goes through wellFormed() first, and a
+// lone surrogate becomes U+FFFD, as TextEncoder does. JSON text needs nothing:
+// JSON.stringify writes a lone surrogate as its \uXXXX escape.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** What String.prototype.toWellFormed does, for runtimes without it (node 18). */
+export const replaceLoneSurrogates = (text) => text.replace(LONE_SURROGATE, '\ufffd');
+
+export const wellFormed =
+  typeof String.prototype.toWellFormed === 'function' ? (text) => text.toWellFormed() : replaceLoneSurrogates;
+
+const toCore = (value) => (typeof value === 'string' ? wellFormed(value) : value);
+
+// The methods of the raw embind classes the shim calls (bindings/agui_bindings.cpp).
+const REGISTRY_METHODS = ['configure', 'add', 'remove', 'setEnabled', 'advertise', 'catalog', 'list'];
+const DRIVER_METHODS = [
+  'open', 'send', 'inputBuffer', 'feed', 'endOfStream', 'transportFailed', 'submitResult', 'submitError',
+  'approve', 'reject', 'resolveInterrupt', 'cancelInterrupt', 'abort', 'continueTurn', 'runInput',
+  'takeChanges', 'status', 'messages', 'state', 'exportThread',
+];
+
+// The one place strings cross into the core: each method passes its string
+// arguments through wellFormed(). `raw` is the embind object, `delete()` frees it.
+function boundary(raw, methods) {
+  const wrapped = { raw, delete: () => raw.delete() };
+  for (const name of methods) {
+    const method = raw[name];
+    wrapped[name] = (...args) => method.apply(raw, args.map(toCore));
+  }
+  return wrapped;
+}
+
+/** A new tool registry in the core (the caller frees it with delete()). */
+export const openRegistry = (core) => boundary(new core.Registry(), REGISTRY_METHODS);
+
+/** A new driver for `threadId` over `registry` (from openRegistry; the caller frees it with delete()). */
+export const openDriver = (core, registry, threadId) =>
+  boundary(new core.Driver(registry.raw, wellFormed(threadId)), DRIVER_METHODS);
+
 const utf8 = new TextDecoder();
 const encoder = new TextEncoder();
 
