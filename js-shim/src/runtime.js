@@ -228,7 +228,7 @@ export class Runtime {
     this.thread = {
       export: () => this.#live() && unwrap(this.#driver.exportThread()),
     };
-    if (exported) this.#resumeImported();
+    if (exported) this.#resumeImported(this.#cancelExpiredImported());
   }
 
   static #weakListener(ref) {
@@ -526,9 +526,23 @@ export class Runtime {
     this.#timers.delete(key);
   }
 
-  #resumeImported() {
+  // An imported interrupt that expired meanwhile is cancelled at once, before the
+  // page can see it pending; the steps are carried out with the resumed turn.
+  #cancelExpiredImported() {
+    const steps = [];
+    for (const interrupt of this.status.pendingInterrupts) {
+      const expiry = expiryReason(interrupt);
+      if (!expiry) continue;
+      const step = JSON.parse(this.#driver.cancelInterrupt(interrupt.id, expiry));
+      if (!step.error) steps.push(step);
+    }
+    return steps;
+  }
+
+  #resumeImported(cancellations) {
     const status = this.status;
-    if (status.phase !== 'awaiting') return;
+    // (Cancelling the last pending interrupt has already started the resume run.)
+    if (status.phase !== 'awaiting' && cancellations.length === 0) return;
     // An imported thread with pending approvals or interrupts is a turn in
     // progress: `resumed` resolves when it ends.
     let resolve;
@@ -545,6 +559,7 @@ export class Runtime {
       for (const approval of now.pendingApprovals) changes.push({ kind: 'approval_requested', approval });
       if (now.pendingInterrupts.length) changes.push({ kind: 'interrupts', interrupts: now.pendingInterrupts });
       this.#watchDeadlines(changes); // re-arm the deadlines of what came back pending
+      for (const step of cancellations) this.#carryOut(step);
       this.#carryOut(unwrap(this.#driver.continueTurn()));
     }, 0);
   }

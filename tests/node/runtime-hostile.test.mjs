@@ -292,6 +292,27 @@ test('resolve() after expiresAt, before the expiry timer fired, cancels the inte
   assert.match(entry.payload.reason, /expired at/);
 });
 
+test('an imported thread whose interrupt expired meanwhile never shows it pending, and resumes with it cancelled', T, async (t) => {
+  const expiresAt = isoIn(800);
+  const scripted = scriptedFetch(interrupting(() => [{ id: 'int-soon', reason: 'confirmation', expiresAt }]));
+  const first = await open(t, { url: URL_, fetch: scripted.fetch });
+  const raised = nextChange(first, 'interrupts');
+  first.send('go');
+  await raised;
+  const exported = first.thread.export();
+  first.dispose();
+  await sleep(Date.parse(expiresAt) - Date.now() + 20);
+  const rt = await open(t, { url: URL_, fetch: scripted.fetch, thread: exported });
+  assert.deepEqual(rt.interrupts.pending(), [], 'not pending right after the import');
+  const changes = record(rt);
+  assert.deepEqual(await within(rt.resumed, 2000, 'the resumed turn'), { reason: 'done' });
+  assert.deepEqual(changes.of('interrupts'), []);
+  assert.deepEqual(changes.of('interrupt_answered').map((c) => [c.interruptId, c.status]), [['int-soon', 'cancelled']]);
+  const [entry] = scripted.requests.at(-1).resume;
+  assert.deepEqual([entry.interruptId, entry.status], ['int-soon', 'cancelled']);
+  assert.match(entry.payload.reason, /expired at/);
+});
+
 // ---------------------------------------------------------- 9. bad arguments, named
 
 const throwsOnString = () => ({ toString() { throw new TypeError('no string for you'); } });
