@@ -43,11 +43,12 @@ export function loadCore(options = {}) {
   return attempt;
 }
 
-// Lone surrogates: embind's UTF-8 encoder folds a lone surrogate with the next
-// code unit into an invented code point (the character after it is lost), so
-// every string the shim hands the core goes through wellFormed() first, and a
-// lone surrogate becomes U+FFFD, as TextEncoder does. JSON text needs nothing:
-// JSON.stringify writes a lone surrogate as its \uXXXX escape.
+// Lone surrogates, one rule: in everything the shim hands the core, a lone
+// surrogate becomes U+FFFD, as TextEncoder does. Plain strings need it because
+// embind's UTF-8 encoder folds a lone surrogate with the next code unit into an
+// invented code point (the character after it is lost); JSON text because
+// JSON.stringify writes a lone surrogate as its \uXXXX escape, which the core's
+// parser refuses.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** What String.prototype.toWellFormed does, for runtimes without it (node 18). */
@@ -56,23 +57,37 @@ export const replaceLoneSurrogates = (text) => text.replace(LONE_SURROGATE, '\uf
 export const wellFormed =
   typeof String.prototype.toWellFormed === 'function' ? (text) => text.toWellFormed() : replaceLoneSurrogates;
 
-const toCore = (value) => (typeof value === 'string' ? wellFormed(value) : value);
+// In JSON.stringify's output a valid pair is written as itself, so every
+// surrogate escape is a lone one; one preceded by an odd run of backslashes is
+// not an escape but an escaped backslash and the text "ud800".
+const SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u[dD][89a-fA-F][0-9a-fA-F]{2}/g;
+const MAY_HOLD_ONE = /\\u[dD]/;
 
-// The methods of the raw embind classes the shim calls (bindings/agui_bindings.cpp).
-const REGISTRY_METHODS = ['configure', 'add', 'remove', 'setEnabled', 'advertise', 'catalog', 'list'];
-const DRIVER_METHODS = [
-  'open', 'send', 'inputBuffer', 'feed', 'endOfStream', 'transportFailed', 'submitResult', 'submitError',
-  'approve', 'reject', 'resolveInterrupt', 'cancelInterrupt', 'abort', 'continueTurn', 'runInput',
-  'takeChanges', 'status', 'messages', 'state', 'exportThread',
-];
+/** JSON text (from JSON.stringify) with U+FFFD itself for each lone-surrogate escape, as JSON.stringify writes it for a well-formed string. */
+export const wellFormedJson = (json) =>
+  MAY_HOLD_ONE.test(json) ? json.replace(SURROGATE_ESCAPE, '$1\ufffd') : json;
+
+const toCore = (value) => (typeof value === 'string' ? wellFormed(value) : value);
+const jsonToCore = (value) => (typeof value === 'string' ? wellFormedJson(value) : value);
+
+// The methods of the raw embind classes the shim calls (bindings/agui_bindings.cpp),
+// each with the positions of its arguments that are JSON text.
+const REGISTRY_METHODS = { configure: [0], add: [0], remove: [], setEnabled: [], advertise: [], catalog: [], list: [] };
+const DRIVER_METHODS = {
+  open: [0], send: [0], inputBuffer: [], feed: [], endOfStream: [], transportFailed: [], submitResult: [],
+  submitError: [], approve: [], reject: [], resolveInterrupt: [1], cancelInterrupt: [], abort: [],
+  continueTurn: [], runInput: [], takeChanges: [], status: [], messages: [], state: [], exportThread: [],
+};
 
 // The one place strings cross into the core: each method passes its string
-// arguments through wellFormed(). `raw` is the embind object, `delete()` frees it.
+// arguments through wellFormed(), its JSON text through wellFormedJson().
+// `raw` is the embind object, `delete()` frees it.
 function boundary(raw, methods) {
   const wrapped = { raw, delete: () => raw.delete() };
-  for (const name of methods) {
+  for (const [name, jsonArgs] of Object.entries(methods)) {
     const method = raw[name];
-    wrapped[name] = (...args) => method.apply(raw, args.map(toCore));
+    wrapped[name] = (...args) =>
+      method.apply(raw, args.map((arg, i) => (jsonArgs.includes(i) ? jsonToCore(arg) : toCore(arg))));
   }
   return wrapped;
 }

@@ -3,6 +3,7 @@
 // the outcome is a result the model can read.
 import { AguiError } from './errors.js';
 import { schedule } from './timers.js';
+import { wellFormedJson } from './core.js';
 
 const UNDESCRIBABLE = 'the handler threw a value that cannot be described';
 
@@ -46,7 +47,8 @@ export function serialiseResult(value) {
   if (text === undefined) {
     return { error: `the handler's result cannot be encoded as JSON (a ${typeof value})` };
   }
-  return { content: text };
+  // JSON text, so a lone surrogate is an escape here: U+FFFD, as for strings (core.js).
+  return { content: wellFormedJson(text) };
 }
 
 // The handler's ctx.signal, made when the handler first asks for it: node makes

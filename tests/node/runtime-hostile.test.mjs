@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createRuntime, AguiError } from '../../js-shim/src/node.js';
-import { loadCore, wellFormed, replaceLoneSurrogates } from '../../js-shim/src/core.js';
+import { loadCore, wellFormed, wellFormedJson, replaceLoneSurrogates } from '../../js-shim/src/core.js';
 import {
   T, open, record, nextChange, within, sleep, deferred, resultOf, assertErrorResult, assertAguiError,
   assertEveryCallAnsweredOnce, scriptedFetch, callEvents, watchEscapes, sseOf,
@@ -27,6 +27,16 @@ const callsProbeOnce = (input, n) => (n === 0 ? callEvents('call-1', 'probe') : 
 const probe = (handler, extra = {}) => ({
   name: 'probe', description: 'a probe', parameters: { type: 'object' }, handler, ...extra,
 });
+
+const isoIn = (ms) => new Date(Date.now() + ms).toISOString();
+/** A first run that ends on these interrupts, then a text reply. */
+const interrupting = (interrupts) => (input, n) =>
+  n === 0
+    ? [
+        { type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId },
+        { type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId, outcome: { type: 'interrupt', interrupts: interrupts() } },
+      ]
+    : reply('resumed');
 
 /** One turn in which the model calls `probe` once: the turn's result, the call's tool message, the requests. */
 async function oneCall(t, handler, extra = {}) {
@@ -122,6 +132,42 @@ test('an abort() reason with a lone surrogate ends the turn with U+FFFD in its p
   assert.equal((await turn).message, 'stop \ufffd now');
 });
 
+test('an object result with a lone surrogate in a value and a key keeps every other character, U+FFFD in its place', T, async (t) => {
+  const { message, requests } = await oneCall(t, () => ({ ['k\udc00']: 'A\ud800BCD', list: ['\ud83d\ude00\ud800'] }));
+  const expected = JSON.stringify({ ['k\ufffd']: 'A\ufffdBCD', list: ['\u{1f600}\ufffd'] });
+  assert.equal(message.content, expected);
+  assert.equal(requests[1].messages.find((m) => m.role === 'tool').content, expected);
+});
+
+test('text that only looks like a surrogate escape (a backslash, then ud800) is never changed', T, async (t) => {
+  const literal = '\\ud800 and \\\\ud800';
+  const asText = await oneCall(t, () => literal);
+  assert.equal(asText.message.content, literal);
+  const asJson = await oneCall(t, () => ({ literal }));
+  assert.equal(JSON.parse(asJson.message.content).literal, literal);
+});
+
+test('send() with a lone surrogate in the text or in a message sends U+FFFD in its place', T, async (t) => {
+  const scripted = scriptedFetch(() => reply('ok'));
+  const rt = await open(t, { url: URL_, fetch: scripted.fetch });
+  assert.deepEqual(await rt.send('A\ud800BCD'), { reason: 'done' });
+  assert.deepEqual(await rt.send([{ role: 'user', content: 'x\udc00y' }]), { reason: 'done' });
+  const users = rt.messages.filter((m) => m.role === 'user').map((m) => m.content);
+  assert.deepEqual(users, ['A\ufffdBCD', 'x\ufffdy']);
+  assert.deepEqual(scripted.requests[1].messages.filter((m) => m.role === 'user').map((m) => m.content), users);
+});
+
+test('an interrupts.resolve() payload with a lone surrogate resumes with U+FFFD in its place', T, async (t) => {
+  const scripted = scriptedFetch(interrupting(() => [{ id: 'int-1', reason: 'confirmation' }]));
+  const rt = await open(t, { url: URL_, fetch: scripted.fetch });
+  const raised = nextChange(rt, 'interrupts');
+  const turn = rt.send('go');
+  await raised;
+  rt.interrupts.resolve('int-1', { note: 'a\ud800b' });
+  assert.deepEqual(await within(turn, 2000, 'the turn'), { reason: 'done' });
+  assert.deepEqual(scripted.requests[1].resume[0].payload, { note: 'a\ufffdb' });
+});
+
 test('the fallback for String.prototype.toWellFormed (node 18 lacks it) answers as toWellFormed does', () => {
   const alphabet = ['a', 'é', '\ud800', '\udbff', '\udc00', '\udfff', '\ud83d', '\ude00', '\u{1f600}', '\ufffd'];
   let seed = 7;
@@ -135,6 +181,19 @@ test('the fallback for String.prototype.toWellFormed (node 18 lacks it) answers 
   for (const s of cases) {
     assert.equal(replaceLoneSurrogates(s), s.toWellFormed(), JSON.stringify(s));
     assert.equal(wellFormed(s), s.toWellFormed(), JSON.stringify(s));
+  }
+});
+
+test('in JSON text, each lone-surrogate escape becomes U+FFFD, as if the string had been well-formed before JSON.stringify', () => {
+  const alphabet = ['a', '\\', 'u', 'd', '8', '0', 'D', '\ud800', '\udc00', '\ud83d', '\ude00', '"'];
+  let seed = 11;
+  const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed);
+  for (let i = 0; i < 5000; i += 1) {
+    let s = '';
+    for (let n = next() % 10; n > 0; n -= 1) s += alphabet[next() % alphabet.length];
+    const value = { [s]: [s, { s }] };
+    const wellFormedValue = { [s.toWellFormed()]: [s.toWellFormed(), { s: s.toWellFormed() }] };
+    assert.equal(wellFormedJson(JSON.stringify(value)), JSON.stringify(wellFormedValue), JSON.stringify(s));
   }
 });
 
@@ -240,15 +299,6 @@ test('abort() cancels the reader of a custom fetch body that ignores the abort s
 
 // ---------------------------------------------------------------- 8. expired interrupts
 
-const isoIn = (ms) => new Date(Date.now() + ms).toISOString();
-/** A first run that ends on these interrupts, then a text reply. */
-const interrupting = (interrupts) => (input, n) =>
-  n === 0
-    ? [
-        { type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId },
-        { type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId, outcome: { type: 'interrupt', interrupts: interrupts() } },
-      ]
-    : reply('resumed');
 
 test('an interrupt that arrives past its expiresAt is cancelled before the page sees it pending', T, async (t) => {
   const scripted = scriptedFetch(interrupting(() => [
