@@ -49,13 +49,18 @@ export async function postRun(run) {
     if (idle) onFailure(`the agent at ${url} sent nothing for ${idleTimeoutMs} ms (idleTimeoutMs)`);
     else if (!signal.aborted) onFailure(message);
   };
-  const aborted = new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
   // What `promise` gives, or ABORTED as soon as the signal aborts (a custom fetch
-  // may ignore it); a late rejection of `promise` is then dropped.
-  const untilAborted = (promise) => {
-    promise.catch(() => {});
-    return signal.aborted ? Promise.resolve(ABORTED) : Promise.race([promise, aborted.then(() => ABORTED)]);
-  };
+  // may ignore it); a late rejection of `promise` is then dropped. One wait at a
+  // time, woken by the one abort listener: no Promise.race, whose reactions on a
+  // never-settled promise would pile up with every chunk read.
+  let wake = null;
+  signal.addEventListener('abort', () => wake?.(ABORTED), { once: true });
+  const untilAborted = (promise) =>
+    new Promise((resolve, reject) => {
+      wake = resolve;
+      promise.then(resolve, reject);
+      if (signal.aborted) resolve(ABORTED);
+    });
   try {
     // (run is passed as it is: copying it with a spread cost more than the rest of this function)
     await stream(run, signal, watch, fail, untilAborted);
