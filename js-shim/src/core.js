@@ -49,23 +49,25 @@ export function loadCore(options = {}) {
 // invented code point (the character after it is lost); JSON text because
 // JSON.stringify writes a lone surrogate as its \uXXXX escape, which the core's
 // parser refuses.
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+// (No lookbehind in these patterns: Safari before 16.4 refuses the module at parse time.)
+const SURROGATE = /[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]/g; // a pair, else a lone one
 
-/** What String.prototype.toWellFormed does, for runtimes without it (node 18). */
-export const replaceLoneSurrogates = (text) => text.replace(LONE_SURROGATE, '\ufffd');
+/** What String.prototype.toWellFormed does, for runtimes without it (node 18, Safari before 16.4). */
+export const replaceLoneSurrogates = (text) => text.replace(SURROGATE, (match) => (match.length === 2 ? match : '\ufffd'));
 
 export const wellFormed =
   typeof String.prototype.toWellFormed === 'function' ? (text) => text.toWellFormed() : replaceLoneSurrogates;
 
 // In JSON.stringify's output a valid pair is written as itself, so every
-// surrogate escape is a lone one; one preceded by an odd run of backslashes is
-// not an escape but an escaped backslash and the text "ud800".
-const SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u[dD][89a-fA-F][0-9a-fA-F]{2}/g;
+// surrogate escape is a lone one. Escaped backslashes are matched (and kept)
+// as they come, so "\\ud800" (a backslash, then the text ud800) is never taken
+// for an escape.
+const SURROGATE_ESCAPE = /\\\\|\\u[dD][89a-fA-F][0-9a-fA-F]{2}/g;
 const MAY_HOLD_ONE = /\\u[dD]/;
 
 /** JSON text (from JSON.stringify) with U+FFFD itself for each lone-surrogate escape, as JSON.stringify writes it for a well-formed string. */
 export const wellFormedJson = (json) =>
-  MAY_HOLD_ONE.test(json) ? json.replace(SURROGATE_ESCAPE, '$1\ufffd') : json;
+  MAY_HOLD_ONE.test(json) ? json.replace(SURROGATE_ESCAPE, (match) => (match.length === 2 ? match : '\ufffd')) : json;
 
 const toCore = (value) => (typeof value === 'string' ? wellFormed(value) : value);
 const jsonToCore = (value) => (typeof value === 'string' ? wellFormedJson(value) : value);
