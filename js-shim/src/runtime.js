@@ -312,8 +312,15 @@ export class Runtime {
   /** Opens another thread that shares this runtime's tools (and their toggles). */
   openThread(options = {}) {
     this.#live();
+    if (!options || typeof options !== 'object') throw new AguiError('invalid_argument', 'openThread() takes an options object');
     const { thread, ...rest } = options;
-    return new Runtime(this.#core, this.#tools, { ...this.#options, threadId: undefined, ...rest }, thread);
+    try {
+      return new Runtime(this.#core, this.#tools, { ...this.#options, threadId: undefined, ...rest }, thread);
+    } catch (e) {
+      // The constructor's errors name createRuntime(); here the caller called openThread().
+      if (e instanceof AguiError) throw new AguiError(e.code, e.message.replace(/^createRuntime\(\)/, 'openThread()'));
+      throw e;
+    }
   }
 
   dispose() {

@@ -384,7 +384,9 @@ const BAD_CALLS = [
   ['tools.unregister() with a name whose toString throws', (rt) => rt.tools.unregister(throwsOnString()), /tools\.unregister\(\).*name/],
   ['tools.setEnabled() with a name whose toString throws', (rt) => rt.tools.setEnabled(throwsOnString(), true), /tools\.setEnabled\(\).*name/],
   ['abort() with a reason whose toString throws', (rt) => rt.abort(throwsOnString()), /abort\(\).*reason/],
-  ['openThread() with a threadId whose toString throws', (rt) => rt.openThread({ threadId: throwsOnString() }), /threadId/],
+  ['openThread() with a threadId whose toString throws', (rt) => rt.openThread({ threadId: throwsOnString() }), /openThread\(\).*options\.threadId/],
+  ['openThread() with null options', (rt) => rt.openThread(null), /openThread\(\) takes an options object/],
+  ['openThread() with forwardedProps holding a BigInt', (rt) => rt.openThread({ forwardedProps: 1n }), /openThread\(\).*options\.forwardedProps/],
 ];
 
 for (const [what, call, pattern] of BAD_CALLS) {
