@@ -2,130 +2,17 @@
 // send, which calls to run, when the turn ends); this file only carries its
 // steps out: it posts runs, streams their bytes in, runs handlers, keeps
 // timers, and tells subscribers what changed.
-import { AguiError, describeSafely, jsonArgument, stringArgument, unwrap } from './errors.js';
-import { feedBytes, heapText, loadCore, openDriver, openRegistry } from './core.js';
+import { AguiError, jsonArgument, stringArgument, unwrap } from './errors.js';
+import { feedBytes, heapText, loadCore, openDriver } from './core.js';
+import { releaser, releaseWhenCollected, weakRef } from './heap.js';
+import { driverConfig, randomId } from './options.js';
+import { ToolSet } from './tool-set.js';
 import { postRun } from './transport.js';
 import { runHandler } from './handlers.js';
 import { schedule } from './timers.js';
 
-const finalizer =
-  typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry((release) => release())
-    : null;
-
-let idCounter = 0;
-function randomId() {
-  const c = globalThis.crypto;
-  if (c && typeof c.randomUUID === 'function') return c.randomUUID();
-  idCounter += 1;
-  return `${Date.now().toString(36)}-${idCounter}-${Math.random().toString(36).slice(2, 10)}`;
-}
-
 // A stream that sends nothing (not even a comment) for this long is cut off.
 const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
-
-// Keys of createRuntime() options that configure the core's driver.
-const DRIVER_OPTIONS = ['maxRounds', 'repeatLimit', 'defaultTimeoutMs', 'context', 'forwardedProps'];
-const LIMIT_OPTIONS = ['maxEventBytes', 'maxArgumentBytes', 'maxResultBytes', 'maxMessageBytes', 'maxJsonDepth', 'maxCallsPerRound'];
-
-/**
- * The registry in the wasm heap and the count of threads using it. Apart from
- * the ToolSet on purpose: the finalizer's held value keeps this alive, and it
- * reaches nothing of JavaScript (no handler, no listener), so whatever a page's
- * handlers hold, a dropped runtime stays collectable.
- */
-function leaseRegistry(core, options) {
-  const registry = openRegistry(core);
-  try {
-    if (options.stampSchemaExtensions) unwrap(registry.configure(JSON.stringify({ stampSchemaExtensions: true })));
-  } catch (e) {
-    registry.delete();
-    throw e;
-  }
-  return { registry, refs: 0 };
-}
-
-/** A WeakRef to `target` (a strong one where WeakRef is missing, as is FinalizationRegistry then). */
-function weakRef(target) {
-  return typeof WeakRef === 'function' ? new WeakRef(target) : { deref: () => target };
-}
-
-/** What frees a thread's part of the wasm heap: its driver, its hold on the registry, its listener. */
-function releaser(driver, lease, listeners, listener) {
-  return () => {
-    listeners.delete(listener);
-    driver.delete();
-    releaseLease(lease);
-  };
-}
-
-/** One thread fewer uses the lease; the last one frees the registry. */
-function releaseLease(lease) {
-  lease.refs -= 1;
-  if (lease.refs <= 0 && lease.registry) {
-    lease.registry.delete();
-    lease.registry = null;
-  }
-}
-
-/** Shared by every thread a page opens from one runtime: the tools and their handlers. */
-class ToolSet {
-  constructor(core, options) {
-    this.lease = leaseRegistry(core, options);
-    this.handlers = new Map();
-    this.listeners = new Set(); // threads, told when the set changes
-  }
-
-  get registry() {
-    return this.lease.registry;
-  }
-
-  register(definition) {
-    if (!definition || typeof definition !== 'object') {
-      throw new AguiError('invalid_tool', 'tools.register() takes a tool definition object');
-    }
-    let handler;
-    let rest;
-    try {
-      ({ handler, ...rest } = definition);
-    } catch (e) {
-      throw new AguiError('invalid_tool', `tools.register(): the definition cannot be read: ${describeSafely(e)}`);
-    }
-    const name = describeSafely(rest.name);
-    if (typeof handler !== 'function') {
-      throw new AguiError('invalid_tool', `tool '${name}': handler must be a function (args, ctx) => result`);
-    }
-    let text;
-    try {
-      text = JSON.stringify(rest);
-    } catch (e) {
-      throw new AguiError('invalid_tool', `tool '${name}': definition is not JSON-serialisable: ${describeSafely(e)}`);
-    }
-    unwrap(this.registry.add(text));
-    this.handlers.set(rest.name, handler);
-    this.changed();
-  }
-
-  unregister(name) {
-    const text = stringArgument('tools.unregister(): name', name);
-    unwrap(this.registry.remove(text));
-    this.handlers.delete(name);
-    this.changed();
-  }
-
-  setEnabled(name, enabled) {
-    unwrap(this.registry.setEnabled(stringArgument('tools.setEnabled(): name', name), Boolean(enabled)));
-    this.changed();
-  }
-
-  changed() {
-    for (const listener of this.listeners) listener({ kind: 'tools_changed' });
-  }
-
-  release() {
-    releaseLease(this.lease);
-  }
-}
 
 export class Runtime {
   #core;
@@ -182,11 +69,7 @@ export class Runtime {
     const toolsListener = Runtime.#weakListener(weakRef(this));
     listeners.add(toolsListener);
     const release = releaser(driver, lease, listeners, toolsListener);
-    if (finalizer) {
-      const token = {};
-      finalizer.register(this, release, token);
-      this.#unregisterFinalizer = () => finalizer.unregister(token);
-    }
+    this.#unregisterFinalizer = releaseWhenCollected(this, release);
     this.#release = release;
 
     this.tools = {
@@ -605,14 +488,4 @@ export async function createRuntime(options = {}) {
     else tools.release();
     throw e;
   }
-}
-
-/** The driver's open() text: its options and the thread to import, each bad value named. */
-function driverConfig(options, exported) {
-  const parts = [`"idPrefix":${JSON.stringify(randomId().slice(0, 8))}`];
-  const add = (key, value, where) => value !== undefined && parts.push(`${JSON.stringify(key)}:${jsonArgument(where, value)}`);
-  for (const key of DRIVER_OPTIONS) add(key, options[key], `createRuntime(): options.${key}`);
-  for (const key of LIMIT_OPTIONS) add(key, options.limits?.[key], `createRuntime(): options.limits.${key}`);
-  const config = `{"options":{${parts.join(',')}}`;
-  return exported ? `${config},"export":${jsonArgument('createRuntime(): options.thread', exported)}}` : `${config}}`;
 }
