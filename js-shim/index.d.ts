@@ -28,7 +28,11 @@ export type ErrorCode =
 
 export const ERROR_CODES: readonly ErrorCode[];
 
-/** Thrown by the API when a call is refused; nothing changed. */
+/**
+ * Thrown by the API when a call is refused; nothing changed. Bad arguments (a
+ * BigInt, a cycle, an id whose toString throws) are `invalid_argument`, with a
+ * message naming the method and the argument.
+ */
 export class AguiError extends Error {
   readonly code: ErrorCode;
   constructor(code: ErrorCode, message: string);
@@ -46,8 +50,10 @@ export interface ToolContext {
 /**
  * A handler gets the validated arguments. Its return value is the result the
  * model reads: a string as is, `undefined` as "", anything else as JSON. A
- * throw (of anything), a timeout, or a value JSON cannot encode becomes an
- * error result; it never fails the run.
+ * throw or rejection (of anything: a value that cannot be described gets a
+ * generic message, at once), a timeout, or a value JSON cannot encode becomes
+ * an error result; it never fails the run. A lone surrogate in a string result
+ * or an error message becomes U+FFFD (strings cross into the core as UTF-8).
  */
 export type ToolHandler<Args = any> = (args: Args, ctx: ToolContext) => unknown | Promise<unknown>;
 
@@ -313,21 +319,38 @@ export interface Runtime {
     reject(toolCallId: string, reason?: string): void;
   };
   readonly interrupts: {
+    /** An interrupt that arrived past its expiresAt is never pending: it was cancelled. */
     pending(): Interrupt[];
-    /** The payload is checked against the interrupt's responseSchema. */
+    /**
+     * The payload is checked against the interrupt's responseSchema. Past the
+     * interrupt's expiresAt it is cancelled instead (an interrupt_answered
+     * change with status 'cancelled'; the next run sends status "cancelled").
+     */
     resolve(interruptId: string, payload?: Json): void;
     cancel(interruptId: string, reason?: string): void;
   };
   readonly thread: {
+    /**
+     * A snapshot of the thread, plain JSON. It cannot know what happened after
+     * it was taken: importing an export taken before an approval, after the
+     * approved call ran, runs that call again.
+     */
     export(): ExportedThread;
   };
 
   /** Sends a user message (or messages) and drives the tool loop until the turn ends. */
   send(textOrMessages: string | Message[] | Omit<Message, 'id'>[]): Promise<TurnResult>;
+  /**
+   * Stops this client's turn: the request is cancelled and its body no longer
+   * read (even when a custom fetch ignores the signal), running handlers' signals
+   * abort, open calls are closed as cancelled. The server is not stopped: it may
+   * still be running the thread, and may answer the next run with an empty stream.
+   */
   abort(reason?: string): void;
   subscribe(listener: (change: Change) => void): () => void;
   /** Another thread sharing these tools and toggles. */
   openThread(options?: { threadId?: string; thread?: ExportedThread } & Partial<RuntimeOptions>): Runtime;
+  /** Frees the thread's memory in the wasm heap (a runtime never disposed is freed once garbage-collected). */
   dispose(): void;
   [Symbol.dispose](): void;
 }

@@ -43,6 +43,64 @@ export function loadCore(options = {}) {
   return attempt;
 }
 
+// Lone surrogates, one rule: in everything the shim hands the core, a lone
+// surrogate becomes U+FFFD, as TextEncoder does. Plain strings need it because
+// embind's UTF-8 encoder folds a lone surrogate with the next code unit into an
+// invented code point (the character after it is lost); JSON text because
+// JSON.stringify writes a lone surrogate as its \uXXXX escape, which the core's
+// parser refuses.
+// (No lookbehind in these patterns: Safari before 16.4 refuses the module at parse time.)
+const SURROGATE = /[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]/g; // a pair, else a lone one
+
+/** What String.prototype.toWellFormed does, for runtimes without it (node 18, Safari before 16.4). */
+export const replaceLoneSurrogates = (text) => text.replace(SURROGATE, (match) => (match.length === 2 ? match : '\ufffd'));
+
+export const wellFormed =
+  typeof String.prototype.toWellFormed === 'function' ? (text) => text.toWellFormed() : replaceLoneSurrogates;
+
+// In JSON.stringify's output a valid pair is written as itself, so every
+// surrogate escape is a lone one. Escaped backslashes are matched (and kept)
+// as they come, so "\\ud800" (a backslash, then the text ud800) is never taken
+// for an escape.
+const SURROGATE_ESCAPE = /\\\\|\\u[dD][89a-fA-F][0-9a-fA-F]{2}/g;
+const MAY_HOLD_ONE = /\\u[dD]/;
+
+/** JSON text (from JSON.stringify) with U+FFFD itself for each lone-surrogate escape, as JSON.stringify writes it for a well-formed string. */
+export const wellFormedJson = (json) =>
+  MAY_HOLD_ONE.test(json) ? json.replace(SURROGATE_ESCAPE, (match) => (match.length === 2 ? match : '\ufffd')) : json;
+
+const toCore = (value) => (typeof value === 'string' ? wellFormed(value) : value);
+const jsonToCore = (value) => (typeof value === 'string' ? wellFormedJson(value) : value);
+
+// The methods of the raw embind classes the shim calls (bindings/agui_bindings.cpp),
+// each with the positions of its arguments that are JSON text.
+const REGISTRY_METHODS = { configure: [0], add: [0], remove: [], setEnabled: [], advertise: [], catalog: [], list: [] };
+const DRIVER_METHODS = {
+  open: [0], send: [0], inputBuffer: [], feed: [], endOfStream: [], transportFailed: [], submitResult: [],
+  submitError: [], approve: [], reject: [], resolveInterrupt: [1], cancelInterrupt: [], abort: [],
+  continueTurn: [], runInput: [], takeChanges: [], status: [], messages: [], state: [], exportThread: [],
+};
+
+// The one place strings cross into the core: each method passes its string
+// arguments through wellFormed(), its JSON text through wellFormedJson().
+// `raw` is the embind object, `delete()` frees it.
+function boundary(raw, methods) {
+  const wrapped = { raw, delete: () => raw.delete() };
+  for (const [name, jsonArgs] of Object.entries(methods)) {
+    const method = raw[name];
+    wrapped[name] = (...args) =>
+      method.apply(raw, args.map((arg, i) => (jsonArgs.includes(i) ? jsonToCore(arg) : toCore(arg))));
+  }
+  return wrapped;
+}
+
+/** A new tool registry in the core (the caller frees it with delete()). */
+export const openRegistry = (core) => boundary(new core.Registry(), REGISTRY_METHODS);
+
+/** A new driver for `threadId` over `registry` (from openRegistry; the caller frees it with delete()). */
+export const openDriver = (core, registry, threadId) =>
+  boundary(new core.Driver(registry.raw, wellFormed(threadId)), DRIVER_METHODS);
+
 const utf8 = new TextDecoder();
 const encoder = new TextEncoder();
 

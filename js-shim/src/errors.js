@@ -35,3 +35,37 @@ export function unwrap(text) {
   }
   return value;
 }
+
+/** A thrown value as text, never throwing itself (a getter or toString may). */
+export function describeSafely(value) {
+  try {
+    return value instanceof Error ? String(value.message) : String(value);
+  } catch {
+    return 'a value that cannot be described';
+  }
+}
+
+// Public methods turn their arguments into what the core takes through these
+// two, so bad input (a BigInt, a cycle, a toString that throws) is an AguiError
+// naming the method and the argument: `where` is e.g. 'approvals.approve(): toolCallId'.
+
+/** String(value), or an invalid_argument AguiError naming `where`. */
+export function stringArgument(where, value) {
+  try {
+    return String(value);
+  } catch (e) {
+    throw new AguiError('invalid_argument', `${where} cannot be read as a string: ${describeSafely(e)}`);
+  }
+}
+
+/** JSON.stringify(value), or an invalid_argument AguiError naming `where` (also for what JSON drops: a function, undefined). */
+export function jsonArgument(where, value) {
+  let text;
+  try {
+    text = JSON.stringify(value);
+  } catch (e) {
+    throw new AguiError('invalid_argument', `${where} cannot be encoded as JSON: ${describeSafely(e)}`);
+  }
+  if (text === undefined) throw new AguiError('invalid_argument', `${where} cannot be encoded as JSON (a ${typeof value})`);
+  return text;
+}

@@ -3,13 +3,28 @@
 // the outcome is a result the model can read.
 import { AguiError } from './errors.js';
 import { schedule } from './timers.js';
+import { wellFormedJson } from './core.js';
 
-/** The text an error becomes: Error → its message; a string as is; anything else as JSON. */
+const UNDESCRIBABLE = 'the handler threw a value that cannot be described';
+
+/**
+ * The text an error becomes: Error → its message; a string as is; anything else
+ * as JSON, else String(). Never throws: a thrown value whose message, toJSON or
+ * toString throws (or a Proxy whose traps do) gets a generic message.
+ */
 export function describeThrown(value) {
-  if (value instanceof Error) return value.message || value.name || 'Error';
+  try {
+    return describe(value);
+  } catch {
+    return UNDESCRIBABLE;
+  }
+}
+
+function describe(value) {
   if (typeof value === 'string') return value || 'the handler threw an empty string';
   if (value === undefined) return 'the handler threw undefined';
   if (value === null) return 'the handler threw null';
+  if (value instanceof Error) return String(value.message || value.name || 'Error');
   try {
     const text = JSON.stringify(value);
     if (text !== undefined) return text;
@@ -19,7 +34,7 @@ export function describeThrown(value) {
   return String(value);
 }
 
-/** The tool message content: a string as is, undefined as "", anything else as JSON. */
+/** The tool message content: a string as is, undefined as "", anything else as JSON. Never throws. */
 export function serialiseResult(value) {
   if (value === undefined) return { content: '' };
   if (typeof value === 'string') return { content: value };
@@ -27,12 +42,13 @@ export function serialiseResult(value) {
   try {
     text = JSON.stringify(value);
   } catch (e) {
-    return { error: `the handler's result cannot be encoded as JSON: ${e.message}` };
+    return { error: `the handler's result cannot be encoded as JSON: ${describeThrown(e)}` };
   }
   if (text === undefined) {
     return { error: `the handler's result cannot be encoded as JSON (a ${typeof value})` };
   }
-  return { content: text };
+  // JSON text, so a lone surrogate is an escape here: U+FFFD, as for strings (core.js).
+  return { content: wellFormedJson(text) };
 }
 
 // The handler's ctx.signal, made when the handler first asks for it: node makes

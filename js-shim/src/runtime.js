@@ -2,89 +2,17 @@
 // send, which calls to run, when the turn ends); this file only carries its
 // steps out: it posts runs, streams their bytes in, runs handlers, keeps
 // timers, and tells subscribers what changed.
-import { AguiError, unwrap } from './errors.js';
-import { feedBytes, heapText, loadCore } from './core.js';
+import { AguiError, jsonArgument, stringArgument, unwrap } from './errors.js';
+import { feedBytes, heapText, loadCore, openDriver } from './core.js';
+import { releaser, releaseWhenCollected, weakRef } from './heap.js';
+import { driverConfig, randomId } from './options.js';
+import { ToolSet } from './tool-set.js';
 import { postRun } from './transport.js';
 import { runHandler } from './handlers.js';
 import { schedule } from './timers.js';
 
-const finalizer =
-  typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry((release) => release())
-    : null;
-
-let idCounter = 0;
-function randomId() {
-  const c = globalThis.crypto;
-  if (c && typeof c.randomUUID === 'function') return c.randomUUID();
-  idCounter += 1;
-  return `${Date.now().toString(36)}-${idCounter}-${Math.random().toString(36).slice(2, 10)}`;
-}
-
 // A stream that sends nothing (not even a comment) for this long is cut off.
 const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
-
-// Keys of createRuntime() options that configure the core's driver.
-const DRIVER_OPTIONS = ['maxRounds', 'repeatLimit', 'defaultTimeoutMs', 'context', 'forwardedProps'];
-const LIMIT_OPTIONS = ['maxEventBytes', 'maxArgumentBytes', 'maxResultBytes', 'maxMessageBytes', 'maxJsonDepth', 'maxCallsPerRound'];
-
-/** Shared by every thread a page opens from one runtime: the tools and their handlers. */
-class ToolSet {
-  constructor(core, options) {
-    this.registry = new core.Registry();
-    if (options.stampSchemaExtensions) {
-      unwrap(this.registry.configure(JSON.stringify({ stampSchemaExtensions: true })));
-    }
-    this.handlers = new Map();
-    this.listeners = new Set(); // threads, told when the set changes
-    this.refs = 0;
-  }
-
-  register(definition) {
-    if (!definition || typeof definition !== 'object') {
-      throw new AguiError('invalid_tool', 'tools.register() takes a tool definition object');
-    }
-    const { handler, ...rest } = definition;
-    if (typeof handler !== 'function') {
-      throw new AguiError(
-        'invalid_tool',
-        `tool '${String(definition.name)}': handler must be a function (args, ctx) => result`,
-      );
-    }
-    let text;
-    try {
-      text = JSON.stringify(rest);
-    } catch (e) {
-      throw new AguiError('invalid_tool', `tool '${String(definition.name)}': definition is not JSON-serialisable: ${e.message}`);
-    }
-    unwrap(this.registry.add(text));
-    this.handlers.set(rest.name, handler);
-    this.changed();
-  }
-
-  unregister(name) {
-    unwrap(this.registry.remove(String(name)));
-    this.handlers.delete(name);
-    this.changed();
-  }
-
-  setEnabled(name, enabled) {
-    unwrap(this.registry.setEnabled(String(name), Boolean(enabled)));
-    this.changed();
-  }
-
-  changed() {
-    for (const listener of this.listeners) listener({ kind: 'tools_changed' });
-  }
-
-  release() {
-    this.refs -= 1;
-    if (this.refs <= 0 && this.registry) {
-      this.registry.delete();
-      this.registry = null;
-    }
-  }
-}
 
 export class Runtime {
   #core;
@@ -101,7 +29,6 @@ export class Runtime {
   #disposed = false;
   #unregisterFinalizer;
   #release;
-  #toolsListener = (change) => this.#emit(change);
 
   /** @internal use createRuntime() */
   constructor(core, tools, options, exported) {
@@ -121,31 +48,28 @@ export class Runtime {
         throw new AguiError('invalid_argument', `createRuntime(): options.${key} must be a number of milliseconds >= 0 (0: none), got ${String(ms)}`);
       }
     }
-    const driverOptions = { idPrefix: randomId().slice(0, 8) };
-    for (const key of DRIVER_OPTIONS) if (options[key] !== undefined) driverOptions[key] = options[key];
-    for (const key of LIMIT_OPTIONS) if (options.limits?.[key] !== undefined) driverOptions[key] = options.limits[key];
+    const config = driverConfig(options, exported);
     const threadId = exported?.threadId ?? options.threadId ?? randomId();
-    const driver = new core.Driver(tools.registry, String(threadId));
+    const driver = openDriver(core, tools.registry, stringArgument('createRuntime(): options.threadId', threadId));
     try {
-      unwrap(driver.open(JSON.stringify(exported ? { options: driverOptions, export: exported } : { options: driverOptions })));
+      unwrap(driver.open(config));
     } catch (e) {
       driver.delete();
       throw e;
     }
     this.#driver = driver;
-    tools.refs += 1;
+    const { lease, listeners } = tools;
+    lease.refs += 1;
     this.threadId = JSON.parse(driver.status()).threadId;
-    tools.listeners.add(this.#toolsListener);
-
-    const release = () => {
-      driver.delete();
-      tools.release();
-    };
-    if (finalizer) {
-      const token = {};
-      finalizer.register(this, release, token);
-      this.#unregisterFinalizer = () => finalizer.unregister(token);
-    }
+    // The finalizer's held value (release) must not reach this runtime, or the
+    // runtime is never collected: it holds only wasm handles and the listener
+    // set, whose listener reaches the runtime through a WeakRef. Both are made
+    // outside this constructor: a closure made here would share its scope, and
+    // with it `this`, with the arrow functions below.
+    const toolsListener = Runtime.#weakListener(weakRef(this));
+    listeners.add(toolsListener);
+    const release = releaser(driver, lease, listeners, toolsListener);
+    this.#unregisterFinalizer = releaseWhenCollected(this, release);
     this.#release = release;
 
     this.tools = {
@@ -158,20 +82,40 @@ export class Runtime {
     };
     this.approvals = {
       pending: () => this.status.pendingApprovals,
-      approve: (toolCallId) => this.#step(() => this.#driver.approve(this.threadId, String(toolCallId))),
-      reject: (toolCallId, reason = '') =>
-        this.#step(() => this.#driver.reject(this.threadId, String(toolCallId), String(reason))),
+      approve: (toolCallId) => {
+        const id = stringArgument('approvals.approve(): toolCallId', toolCallId);
+        this.#step(() => this.#driver.approve(this.threadId, id));
+      },
+      reject: (toolCallId, reason = '') => {
+        const id = stringArgument('approvals.reject(): toolCallId', toolCallId);
+        const why = stringArgument('approvals.reject(): reason', reason);
+        this.#step(() => this.#driver.reject(this.threadId, id, why));
+      },
     };
     this.interrupts = {
       pending: () => this.status.pendingInterrupts,
-      resolve: (id, payload = null) =>
-        this.#step(() => this.#driver.resolveInterrupt(String(id), JSON.stringify(payload ?? null))),
-      cancel: (id, reason = '') => this.#step(() => this.#driver.cancelInterrupt(String(id), String(reason))),
+      resolve: (interruptId, payload = null) => {
+        const id = stringArgument('interrupts.resolve(): interruptId', interruptId);
+        const answer = jsonArgument('interrupts.resolve(): payload', payload ?? null);
+        // Past its expiresAt (its timer may not have fired yet): cancelled instead.
+        const expiry = this.#expiry(id);
+        if (expiry) this.#step(() => this.#driver.cancelInterrupt(id, expiry));
+        else this.#step(() => this.#driver.resolveInterrupt(id, answer));
+      },
+      cancel: (interruptId, reason = '') => {
+        const id = stringArgument('interrupts.cancel(): interruptId', interruptId);
+        const why = stringArgument('interrupts.cancel(): reason', reason);
+        this.#step(() => this.#driver.cancelInterrupt(id, why));
+      },
     };
     this.thread = {
       export: () => this.#live() && unwrap(this.#driver.exportThread()),
     };
-    if (exported) this.#resumeImported();
+    if (exported) this.#resumeImported(this.#cancelExpiredImported());
+  }
+
+  static #weakListener(ref) {
+    return (change) => ref.deref()?.#emit(change);
   }
 
   #live() {
@@ -215,8 +159,10 @@ export class Runtime {
    */
   send(textOrMessages) {
     this.#live();
-    const input = JSON.stringify(textOrMessages);
-    if (input === undefined) throw new AguiError('invalid_argument', 'send() takes a string or an array of messages');
+    if (textOrMessages === undefined || typeof textOrMessages === 'function' || typeof textOrMessages === 'symbol') {
+      throw new AguiError('invalid_argument', 'send() takes a string or an array of messages');
+    }
+    const input = jsonArgument('send(): textOrMessages', textOrMessages);
     // The core refuses bad input before anything changes; a valid message
     // supersedes a turn in progress (the core closes its calls), so its request
     // is cancelled and its handlers are told to stop.
@@ -239,17 +185,25 @@ export class Runtime {
   /** Stops the turn: cancels the request, signals running handlers, closes open calls. */
   abort(reason = '') {
     if (this.#disposed) return;
+    const why = stringArgument('abort(): reason', reason);
     this.#run?.controller.abort();
     this.#run = null;
-    this.#cancelInflight(reason || 'aborted');
-    this.#carryOut(unwrap(this.#driver.abort(String(reason))));
+    this.#cancelInflight(why || 'aborted');
+    this.#carryOut(unwrap(this.#driver.abort(why)));
   }
 
   /** Opens another thread that shares this runtime's tools (and their toggles). */
   openThread(options = {}) {
     this.#live();
+    if (!options || typeof options !== 'object') throw new AguiError('invalid_argument', 'openThread() takes an options object');
     const { thread, ...rest } = options;
-    return new Runtime(this.#core, this.#tools, { ...this.#options, threadId: undefined, ...rest }, thread);
+    try {
+      return new Runtime(this.#core, this.#tools, { ...this.#options, threadId: undefined, ...rest }, thread);
+    } catch (e) {
+      // The constructor's errors name createRuntime(); here the caller called openThread().
+      if (e instanceof AguiError) throw new AguiError(e.code, e.message.replace(/^createRuntime\(\)/, 'openThread()'));
+      throw e;
+    }
   }
 
   dispose() {
@@ -258,7 +212,6 @@ export class Runtime {
     for (const cancel of this.#timers.values()) cancel();
     this.#timers.clear();
     this.#disposed = true;
-    this.#tools.listeners.delete(this.#toolsListener);
     this.#unregisterFinalizer?.();
     this.#release();
     if (this.#turn) {
@@ -302,6 +255,7 @@ export class Runtime {
 
   #carryOut(step) {
     if (this.#disposed) return;
+    const cancellations = step.changes ? this.#cancelExpired(step.changes) : [];
     const changes = step.changes;
     if (changes) {
       this.#deliver(changes);
@@ -310,6 +264,35 @@ export class Runtime {
     if (step.execute) for (const call of step.execute) this.#execute(call);
     if (step.run) this.#post(step.run);
     if (step.done) this.#finish(step.done);
+    for (const cancelled of cancellations) this.#carryOut(cancelled);
+  }
+
+  // An interrupt that arrives past its expiresAt is cancelled before the page
+  // sees it: it is taken out of the `interrupts` change (the change is dropped
+  // when none is left), and the steps of its cancellation are returned, to be
+  // carried out after this step's.
+  #cancelExpired(changes) {
+    const cancellations = [];
+    for (let i = 0; i < changes.length; i += 1) {
+      const change = changes[i];
+      if (change.kind !== 'interrupts') continue;
+      const live = change.interrupts.filter((interrupt) => {
+        const expiry = expiryReason(interrupt);
+        if (!expiry) return true;
+        const step = JSON.parse(this.#driver.cancelInterrupt(interrupt.id, expiry));
+        if (!step.error) cancellations.push(step);
+        return false;
+      });
+      if (live.length === change.interrupts.length) continue;
+      if (live.length) changes[i] = { ...change, interrupts: live };
+      else changes.splice(i--, 1);
+    }
+    return cancellations;
+  }
+
+  /** Why interrupt `id` must be cancelled rather than answered ('' while it is live). */
+  #expiry(id) {
+    return expiryReason(this.status.pendingInterrupts.find((interrupt) => interrupt.id === id));
   }
 
   #finish(done) {
@@ -405,7 +388,7 @@ export class Runtime {
           const at = Date.parse(interrupt.expiresAt);
           if (Number.isNaN(at)) continue;
           this.#setTimer(`interrupt:${interrupt.id}`, Math.max(0, at - Date.now()), () => {
-            const step = JSON.parse(this.#driver.cancelInterrupt(interrupt.id, `expired at ${interrupt.expiresAt}`));
+            const step = JSON.parse(this.#driver.cancelInterrupt(interrupt.id, expiryReason(interrupt, Infinity)));
             if (!step.error) this.#carryOut(step);
           });
         }
@@ -433,9 +416,23 @@ export class Runtime {
     this.#timers.delete(key);
   }
 
-  #resumeImported() {
+  // An imported interrupt that expired meanwhile is cancelled at once, before the
+  // page can see it pending; the steps are carried out with the resumed turn.
+  #cancelExpiredImported() {
+    const steps = [];
+    for (const interrupt of this.status.pendingInterrupts) {
+      const expiry = expiryReason(interrupt);
+      if (!expiry) continue;
+      const step = JSON.parse(this.#driver.cancelInterrupt(interrupt.id, expiry));
+      if (!step.error) steps.push(step);
+    }
+    return steps;
+  }
+
+  #resumeImported(cancellations) {
     const status = this.status;
-    if (status.phase !== 'awaiting') return;
+    // (Cancelling the last pending interrupt has already started the resume run.)
+    if (status.phase !== 'awaiting' && cancellations.length === 0) return;
     // An imported thread with pending approvals or interrupts is a turn in
     // progress: `resumed` resolves when it ends.
     let resolve;
@@ -452,9 +449,19 @@ export class Runtime {
       for (const approval of now.pendingApprovals) changes.push({ kind: 'approval_requested', approval });
       if (now.pendingInterrupts.length) changes.push({ kind: 'interrupts', interrupts: now.pendingInterrupts });
       this.#watchDeadlines(changes); // re-arm the deadlines of what came back pending
+      for (const step of cancellations) this.#carryOut(step);
       this.#carryOut(unwrap(this.#driver.continueTurn()));
     }, 0);
   }
+}
+
+/**
+ * The reason an interrupt past its expiresAt (by the wall clock at `now`) is
+ * cancelled with; '' when it has none, or it is still live.
+ */
+function expiryReason(interrupt, now = Date.now()) {
+  const at = interrupt?.expiresAt ? Date.parse(interrupt.expiresAt) : NaN;
+  return at <= now ? `expired at ${interrupt.expiresAt}` : '';
 }
 
 /**
@@ -465,14 +472,20 @@ export async function createRuntime(options = {}) {
   if (!options || typeof options !== 'object') {
     throw new AguiError('invalid_argument', 'createRuntime() takes an options object');
   }
+  if (options.tools !== undefined && !Array.isArray(options.tools)) {
+    throw new AguiError('invalid_argument', 'createRuntime(): options.tools must be an array of tool definitions');
+  }
   const core = await loadCore({ wasm: options.wasm });
   const tools = new ToolSet(core, options);
+  let runtime = null;
   try {
-    const runtime = new Runtime(core, tools, options, options.thread);
+    runtime = new Runtime(core, tools, options, options.thread);
     for (const tool of options.tools ?? []) runtime.tools.register(tool);
     return runtime;
   } catch (e) {
-    if (tools.refs === 0) tools.release();
+    // A failed construction frees everything it took.
+    if (runtime) runtime.dispose();
+    else tools.release();
     throw e;
   }
 }

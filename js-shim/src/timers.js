@@ -37,6 +37,8 @@ function tick() {
   const at = now();
   const due = [];
   for (const entry of pending) if (entry.due <= at) due.push(entry);
+  // In due order, not in the order they were scheduled: a late tick finds several due.
+  due.sort((a, b) => a.due - b.due);
   for (const entry of due) {
     if (!pending.delete(entry)) continue; // cancelled by one that fired before it
     try {

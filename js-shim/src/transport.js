@@ -34,6 +34,8 @@ function idleWatch(ms, onIdle) {
  *          onEnd: () => void, onFailure: (message: string) => void}} run
  * The run's controller: aborting it cancels the request (the caller's abort),
  * and so does an agent gone quiet for idleTimeoutMs (reported as a failure).
+ * Either ends the run here and now, whether or not `fetch` honours the signal:
+ * every wait below also ends when the signal aborts, and the reader is cancelled.
  */
 export async function postRun(run) {
   const { controller, idleTimeoutMs = 0, url, onFailure } = run;
@@ -47,40 +49,60 @@ export async function postRun(run) {
     if (idle) onFailure(`the agent at ${url} sent nothing for ${idleTimeoutMs} ms (idleTimeoutMs)`);
     else if (!signal.aborted) onFailure(message);
   };
+  // What `promise` gives, or ABORTED as soon as the signal aborts (a custom fetch
+  // may ignore it); a late rejection of `promise` is then dropped. One wait at a
+  // time, woken by the one abort listener: no Promise.race, whose reactions on a
+  // never-settled promise would pile up with every chunk read.
+  let wake = null;
+  signal.addEventListener('abort', () => wake?.(ABORTED), { once: true });
+  const untilAborted = (promise) =>
+    new Promise((resolve, reject) => {
+      wake = resolve;
+      promise.then(resolve, reject);
+      if (signal.aborted) resolve(ABORTED);
+    });
   try {
     // (run is passed as it is: copying it with a spread cost more than the rest of this function)
-    await stream(run, signal, watch, fail);
+    await stream(run, signal, watch, fail, untilAborted);
   } finally {
     watch.stop();
   }
 }
 
-async function stream({ url, headers, fetch, body, onBytes, onEnd }, signal, watch, fail) {
+const ABORTED = Symbol('aborted');
+
+// A media type, parsed: the type/subtype before any parameter, case-insensitive.
+const isEventStream = (contentType) => contentType.split(';')[0].trim().toLowerCase() === 'text/event-stream';
+
+async function stream({ url, headers, fetch, body, onBytes, onEnd }, signal, watch, fail, untilAborted) {
   let response;
   try {
-    response = await fetch(url, {
+    const answer = fetch(url, {
       method: 'POST',
       headers: { ...headers, 'Content-Type': 'application/json', Accept: 'text/event-stream' },
       body,
       signal,
     });
+    response = await untilAborted(Promise.resolve(answer));
   } catch (error) {
     fail(`could not reach the agent at ${url}: ${describe(error)}`);
     return;
   }
+  if (response === ABORTED) return fail('aborted');
   watch.touch();
   if (!response.ok) {
-    let body = '';
+    let text = '';
     try {
-      body = (await response.text()).slice(0, 300);
+      const read = await untilAborted(response.text());
+      if (read !== ABORTED) text = read.slice(0, 300);
     } catch {
       // the body is a courtesy; the status says enough
     }
-    fail(`the agent at ${url} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${body ? `: ${body}` : ''}`);
+    fail(`the agent at ${url} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${text ? `: ${text}` : ''}`);
     return;
   }
   const type = response.headers.get('content-type') ?? '';
-  if (!/^\s*text\/event-stream\b/i.test(type)) {
+  if (!isEventStream(type)) {
     response.body?.cancel().catch(() => {});
     fail(`the agent at ${url} answered with content type '${type || '(none)'}', not text/event-stream`);
     return;
@@ -89,20 +111,39 @@ async function stream({ url, headers, fetch, body, onBytes, onEnd }, signal, wat
     fail(`the agent at ${url} answered with no body`);
     return;
   }
-  const reader = response.body.getReader();
+  await read(response.body.getReader(), { url, onBytes, onEnd }, watch, fail, untilAborted);
+}
+
+// The body's bytes, chunk by chunk, to the core. An empty stream is reported
+// apart: a server that refuses a run on a thread it is still running (after the
+// client's abort(), the server may go on) answers 200 with nothing.
+async function read(reader, { url, onBytes, onEnd }, watch, fail, untilAborted) {
+  const stop = () => reader.cancel().catch(() => {});
+  let received = 0;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
+      const chunk = await untilAborted(reader.read());
+      if (chunk === ABORTED) {
+        stop();
+        return fail('aborted');
+      }
+      if (chunk.done) break;
       watch.touch();
-      if (value && value.byteLength > 0 && !onBytes(value)) {
+      const { value } = chunk;
+      if (!value || value.byteLength === 0) continue;
+      received += value.byteLength;
+      if (!onBytes(value)) {
         // The core has seen enough (a fatal problem, or the run was abandoned).
-        reader.cancel().catch(() => {});
+        stop();
         return;
       }
     }
   } catch (error) {
     fail(`the event stream from ${url} broke off: ${describe(error)}`);
+    return;
+  }
+  if (received === 0) {
+    fail(`the agent at ${url} answered with an empty event stream (not even RUN_STARTED): the server may still be running an earlier run on this thread (abort() stops this client only)`);
     return;
   }
   onEnd();

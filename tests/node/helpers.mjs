@@ -205,3 +205,52 @@ export function assertAguiError(fn, code, pattern) {
   if (pattern) assert.match(thrown.message, pattern);
   return thrown;
 }
+
+/** One SSE frame per event, as an AG-UI server writes them. */
+export const sseOf = (events) => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('');
+
+/**
+ * A fetch that answers each POST from `script(input, n)` (n: 0 for the first
+ * request): an array of AG-UI events (framed by RUN_STARTED / RUN_FINISHED
+ * unless the script sent its own), or a Response to send as it is. `requests`
+ * holds each parsed RunAgentInput.
+ */
+export function scriptedFetch(script) {
+  const requests = [];
+  const fetch = async (_url, init) => {
+    const input = JSON.parse(init.body);
+    requests.push(input);
+    const answer = await script(input, requests.length - 1, init);
+    if (answer instanceof Response) return answer;
+    const { threadId, runId } = input;
+    const events = [...answer];
+    if (events[0]?.type !== 'RUN_STARTED') events.unshift({ type: 'RUN_STARTED', threadId, runId });
+    if (!['RUN_FINISHED', 'RUN_ERROR'].includes(events.at(-1)?.type)) events.push({ type: 'RUN_FINISHED', threadId, runId });
+    return new Response(sseOf(events), { headers: { 'content-type': 'text/event-stream' } });
+  };
+  return { fetch, requests };
+}
+
+/** The events of one assistant message calling `name` with `args`, under the id `toolCallId`. */
+export function callEvents(toolCallId, name, args = {}) {
+  return [
+    { type: 'TOOL_CALL_START', toolCallId, toolCallName: name },
+    { type: 'TOOL_CALL_ARGS', toolCallId, delta: JSON.stringify(args) },
+    { type: 'TOOL_CALL_END', toolCallId },
+  ];
+}
+
+/** Collects what escapes a test (uncaught exceptions, unhandled rejections) until `stop()`. */
+export function watchEscapes() {
+  const escaped = [];
+  const onError = (e) => escaped.push(e);
+  process.on('uncaughtException', onError);
+  process.on('unhandledRejection', onError);
+  return {
+    escaped,
+    stop() {
+      process.off('uncaughtException', onError);
+      process.off('unhandledRejection', onError);
+    },
+  };
+}

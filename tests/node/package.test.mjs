@@ -1,5 +1,6 @@
-// The package as users get it: `npm pack` js-shim (offline), check the tarball holds
-// exactly the `files` whitelist, install it into a fresh project, import it BY NAME
+// The package as users get it: `npm pack` js-shim (offline; without the built
+// module it must refuse and say how to build it), check the tarball holds
+// exactly the `files` whitelist and a README that stands alone, install it into a fresh project, import it BY NAME
 // from node and run a one-tool turn against the test server, and bundle a browser
 // entry with esbuild (platform browser: the "node" export condition, and node:fs
 // with it, must stay out). Prints the sizes of what ships.
@@ -58,7 +59,19 @@ function whitelisted() {
   return [...out].sort();
 }
 
-test('the tarball holds exactly the files whitelist: no tests, no core sources', { timeout: 60_000 }, (t) => {
+test('npm pack without the built module fails with a message that says how to build it', { timeout: 60_000 }, async () => {
+  // A fresh clone: the package's own files, no dist/.
+  const clone = path.join(work, 'fresh-clone');
+  fs.cpSync(SHIM, clone, { recursive: true, filter: (src) => !/[\\/](dist|node_modules)$/.test(src) });
+  assert.ok(!fs.existsSync(path.join(clone, 'dist')));
+  const failed = await npm(['pack', '--offline', '--pack-destination', work], clone).then(() => null, (e) => e);
+  assert.ok(failed, 'npm pack refused');
+  assert.match(failed.stderr, /cannot pack without the built WebAssembly core: dist\/agui_core\.mjs and dist\/agui_core\.wasm missing/);
+  assert.match(failed.stderr, /emcmake cmake -S \. -B build-wasm -DCMAKE_BUILD_TYPE=MinSizeRel && cmake --build build-wasm/);
+  assert.ok(!fs.readdirSync(work).some((f) => f.endsWith('.tgz') && f !== path.basename(tarball)), 'no tarball was written');
+});
+
+test('the tarball holds exactly the files whitelist: no tests, no core sources', { timeout: 60_000 }, () => {
   const files = packed;
   assert.deepEqual(files, whitelisted());
   for (const f of files) {
@@ -69,9 +82,23 @@ test('the tarball holds exactly the files whitelist: no tests, no core sources',
     assert.ok(files.includes(must), `ships ${must}`);
   }
   assert.equal(manifest.dependencies, undefined, 'no dependencies: it installs offline');
-  if (!files.some((f) => /^readme/i.test(f))) {
-    // "files" names README.md but js-shim has none yet: npm skips it silently.
-    t.diagnostic('note: js-shim/README.md is in "files" but does not exist yet');
+  assert.ok(files.includes('README.md'), 'ships its README');
+});
+
+test('the package README is enough from npm alone: install, example, API, changes, limits, bundlers', () => {
+  const readme = fs.readFileSync(path.join(project, 'node_modules', 'agui-client-tools', 'README.md'), 'utf8');
+  for (const [what, pattern] of [
+    ['the install line', /npm install agui-client-tools/],
+    ['the example', /createRuntime\(\{ url:/],
+    ['the API table', /\| `runtime\.send\(textOrMessages\)` \|/],
+    ['the change kinds', /`text_appended`/],
+    ['the limits', /`idleTimeoutMs`/],
+    ['the bundler notes', /esbuild/],
+  ]) {
+    assert.match(readme, pattern, what);
+  }
+  for (const link of readme.matchAll(/\]\((?!https?:|#)([^)]+)\)/g)) {
+    assert.fail(`a relative link that is not in the package: ${link[1]}`);
   }
 });
 
