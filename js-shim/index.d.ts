@@ -189,7 +189,7 @@ export interface Status {
   running: string[];
 }
 
-/** A rule the stream broke (see README, "Ordering rules"). */
+/** A rule the stream broke (see README, "Ordering rules"). The round cap is not one: it arrives as turn_ended. */
 export interface Problem {
   kind: 'problem';
   /** The event's position in its run, from 0. */
@@ -231,7 +231,13 @@ export type Change =
   | { kind: 'event'; event: { type: string; [key: string]: Json } }
   | { kind: 'turn_started' }
   | { kind: 'round_started'; round: number; runId: string }
-  | { kind: 'turn_ended'; reason: TurnEndReason; message?: string }
+  | {
+      kind: 'turn_ended';
+      reason: TurnEndReason;
+      message?: string;
+      /** reason 'round_limit': the calls the cap closed with an error result, in call order. */
+      closedCalls?: string[];
+    }
   | { kind: 'request'; input: RunAgentInput }
   | { kind: 'tools_changed' }
   | Problem;

@@ -142,10 +142,20 @@ bool RoundDriver::streaming(std::string_view run_id) const {
 }
 
 RoundDriver::Call* RoundDriver::find_call(std::string_view id) {
-  for (auto& c : round_) {
-    if (c.id == id) return &c;
-  }
-  return nullptr;
+  auto it = round_index_.find(std::string(id));
+  return it == round_index_.end() ? nullptr : &round_[it->second];
+}
+
+void RoundDriver::clear_round() {
+  round_.clear();
+  round_index_.clear();
+  round_answered_ = 0;
+}
+
+RoundDriver::Call& RoundDriver::add_to_round(Call call) {
+  round_index_.emplace(call.id, round_.size());
+  round_.push_back(std::move(call));
+  return round_.back();
 }
 
 // ---------------------------------------------------------------- turns
@@ -198,7 +208,10 @@ json RoundDriver::send(const json& input) {
   }
   for (auto& m : incoming) {
     if (!opt_string(m, "id")) m["id"] = next_id("msg");
-    json& stored = thread_.append(std::move(m));
+    // A tool message answering a call goes right after it, as TOOL_CALL_RESULT does.
+    const auto* role = opt_string(m, "role");
+    json& stored = role && *role == "tool" ? thread_.insert_result(std::move(m))
+                                           : thread_.append(std::move(m));
     changes_.push("message_added", "message", stored);
   }
   rounds_ = 0;
@@ -213,6 +226,9 @@ json RoundDriver::start_run(json step) {
   phase_ = Phase::kRunning;
   reducer_.begin_run(run_id_);
   sse_ = std::make_unique<SseParser>(options_.sse);
+  // No request goes out with an open call: providers refuse such a thread, on
+  // this run and every later one.
+  close_calls_left_open(calls_held_open());
   write_run_input();
   changes_.record("round_started").num("round", rounds_).str("runId", run_id_);
   step["run"]["runId"] = run_id_;
@@ -262,9 +278,10 @@ void RoundDriver::write_run_input() {
   out += '}';
 }
 
-json RoundDriver::end_turn(json step, std::string reason, std::string message, std::string code) {
+json RoundDriver::end_turn(json step, std::string reason, std::string message, std::string code,
+                          const std::vector<std::string>& closed_calls) {
   phase_ = Phase::kIdle;
-  round_.clear();
+  clear_round();
   json& done = step["done"];
   done["reason"] = reason;
   if (!message.empty()) done["message"] = message;
@@ -273,6 +290,7 @@ json RoundDriver::end_turn(json step, std::string reason, std::string message, s
     auto change = changes_.record("turn_ended");
     change.str("reason", reason);
     if (!message.empty()) change.str("message", message);
+    if (!closed_calls.empty()) change.value("closedCalls", closed_calls);
   }
   return step;
 }
@@ -364,6 +382,13 @@ json RoundDriver::after_run() {
     for (const auto& id : reducer_.calls_started()) {
       if (!handled_.count(id) && !thread_.find_result(id)) deferred_.push_back(id);
     }
+    // And a call an interrupt names (a server's call paused for the user's word).
+    for (const auto& i : outcome["interrupts"]) {
+      const auto* id = opt_string(i, "toolCallId");
+      if (id && thread_.has_tool_call(*id) && !thread_.find_result(*id) &&
+          std::find(deferred_.begin(), deferred_.end(), *id) == deferred_.end())
+        deferred_.push_back(*id);
+    }
     phase_ = Phase::kAwaiting;
     changes_.push("interrupts", "interrupts", outcome["interrupts"]);
     return json::object();
@@ -417,7 +442,7 @@ json RoundDriver::after_run() {
 
 json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
   phase_ = Phase::kAwaiting;
-  round_.clear();
+  clear_round();
   const bool at_cap = rounds_ >= options_.max_rounds;
   json step = json::object();
   for (const auto& id : outstanding) {
@@ -427,8 +452,7 @@ json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
     c.id = id;
     c.name = call_name(call);
     handled_.insert(id);
-    round_.push_back(std::move(c));
-    Call& cur = round_.back();
+    Call& cur = add_to_round(std::move(c));
 
     if (at_cap) {
       answer_with_error(cur, "round limit reached: the client runs at most " +
@@ -508,14 +532,18 @@ json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
     start_handler(cur, *tool, step);
   }
   if (at_cap) {
-    for (auto& c : round_) append_tool_message(c.id, c.content, c.error);
-    reducer_.report("round_limit",
-                    "round limit of " + std::to_string(options_.max_rounds) + " reached; " +
-                        std::to_string(round_.size()) + " call(s) closed with an error result",
-                    false);
-    return end_turn(
-        std::move(step), "round_limit",
-        "the turn stopped at the round limit (" + std::to_string(options_.max_rounds) + ")");
+    // The cap ends the turn: turn_ended says so and names the calls it closed
+    // (not a stream problem: the stream broke no rule).
+    append_tool_messages(round_);
+    std::vector<std::string> closed;
+    closed.reserve(round_.size());
+    for (const auto& c : round_) closed.push_back(c.id);
+    const std::string n = std::to_string(closed.size());
+    return end_turn(std::move(step), "round_limit",
+                    "the turn stopped at the round limit (" + std::to_string(options_.max_rounds) +
+                        "): " + n + (closed.size() == 1 ? " call" : " calls") +
+                        " closed with an error result",
+                    {}, closed);
   }
   return maybe_complete_round(std::move(step));
 }
@@ -553,25 +581,31 @@ void RoundDriver::answer_with_error(Call& call, const std::string& message, json
   answer(call, dump_json(content), message);
 }
 
-void RoundDriver::append_tool_message(const std::string& call_id, const std::string& content,
-                                      const std::optional<std::string>& error) {
-  json message = json::object();
-  message["id"] = next_id("tool");
-  message["toolCallId"] = call_id;  // as TOOL_CALL_RESULT builds one
-  message["role"] = "tool";
-  message["content"] = content;
-  if (error) message["error"] = *error;
-  json& stored = thread_.insert_result(std::move(message));
-  changes_.push("tool_result", "message", stored);
+void RoundDriver::append_tool_messages(const std::vector<Call>& calls) {
+  std::vector<json> messages;
+  messages.reserve(calls.size());
+  for (const auto& c : calls) {
+    if (thread_.find_result(c.id) != nullptr) continue;  // one answer per call
+    json& message = messages.emplace_back(json::object());
+    message["id"] = next_id("tool");
+    message["toolCallId"] = c.id;  // as TOOL_CALL_RESULT builds one
+    message["role"] = "tool";
+    message["content"] = c.content;
+    if (c.error) message["error"] = *c.error;
+  }
+  for (json* stored : thread_.insert_results(std::move(messages)))
+    changes_.push("tool_result", "message", *stored);
 }
 
 json RoundDriver::maybe_complete_round(json step) {
-  for (const auto& c : round_) {
-    if (c.status != CallStatus::kAnswered) return step;  // still waiting
-  }
+  // Calls are answered once and stay answered: each is passed over once a round.
+  while (round_answered_ < round_.size() &&
+         round_[round_answered_].status == CallStatus::kAnswered)
+    ++round_answered_;
+  if (round_answered_ < round_.size()) return step;  // still waiting
   // Every call has its answer: append them in call order, then go round again.
-  for (const auto& c : round_) append_tool_message(c.id, c.content, c.error);
-  round_.clear();
+  append_tool_messages(round_);
+  clear_round();
   ++rounds_;
   return start_run(std::move(step));
 }
@@ -767,8 +801,8 @@ void RoundDriver::close_open_calls(const std::string& why) {
   for (auto& c : round_) {
     if (c.status != CallStatus::kAnswered) answer_with_error(c, why);
   }
-  for (const auto& c : round_) append_tool_message(c.id, c.content, c.error);
-  round_.clear();
+  append_tool_messages(round_);
+  clear_round();
 }
 
 void RoundDriver::close_unanswered_client_calls(const std::string& why) {
@@ -788,17 +822,46 @@ void RoundDriver::close_deferred_calls(const std::string& why) {
 }
 
 void RoundDriver::close_calls(const std::vector<std::string>& ids, const std::string& why) {
+  std::vector<Call> closed;
   for (const auto& id : ids) {
     if (handled_.count(id) || thread_.find_result(id)) continue;
     auto ref = thread_.find_tool_call(id);
     if (!ref) continue;
-    const std::string name = call_name(ref->call());
+    std::string name = call_name(ref->call());
     if (!registry_->find(name)) continue;
     handled_.insert(id);
-    Call c{id, name, json(), CallStatus::kRunning, {}, {}};
+    Call& c = closed.emplace_back(Call{id, std::move(name), json(), CallStatus::kRunning, {}, {}});
     answer_with_error(c, why);
-    append_tool_message(c.id, c.content, c.error);
   }
+  append_tool_messages(closed);
+}
+
+std::unordered_set<std::string> RoundDriver::calls_held_open() const {
+  std::unordered_set<std::string> keep(deferred_.begin(), deferred_.end());
+  for (const auto& c : round_) keep.insert(c.id);
+  return keep;
+}
+
+void RoundDriver::close_calls_left_open(const std::unordered_set<std::string>& keep) {
+  std::vector<Call> closed;
+  std::unordered_set<std::string> seen;  // a snapshot may hold one call id twice
+  for (std::size_t i = 0; i < thread_.size(); ++i) {
+    const json& m = thread_.at(i);
+    const auto* role = opt_string(m, "role");
+    auto list = m.find("toolCalls");
+    if (!role || *role != "assistant" || list == m.end() || !list->is_array()) continue;
+    for (const auto& call : *list) {
+      const auto* id = opt_string(call, "id");
+      if (!id || thread_.find_result(*id) || keep.count(*id) || !seen.insert(*id).second) continue;
+      handled_.insert(*id);
+      Call& c = closed.emplace_back(Call{*id, call_name(call), json(), CallStatus::kRunning, {}, {}});
+      answer_with_error(c, "no result was received from the agent for tool '" + c.name +
+                               "' (call '" + c.id +
+                               "'); the client closed the call with this error before sending "
+                               "the thread on");
+    }
+  }
+  append_tool_messages(closed);
 }
 
 json RoundDriver::abort(std::string reason) {
@@ -985,7 +1048,7 @@ std::variant<std::unique_ptr<RoundDriver>, Error> RoundDriver::from_export(
       } else if (const auto* err = opt_string(j, "error")) {
         c.error = *err;
       }
-      driver->round_.push_back(std::move(c));
+      driver->add_to_round(std::move(c));
     }
   }
   if (auto o = e.find("argumentBytesOverLimit"); o != e.end() && o->is_object()) {
@@ -1002,19 +1065,25 @@ std::variant<std::unique_ptr<RoundDriver>, Error> RoundDriver::from_export(
   if (auto n = e.find("idCounter"); n != e.end() && n->is_number_unsigned())
     driver->id_counter_ = n->get<std::uint64_t>();
   if (auto open = e.find("streamingCalls"); open != e.end() && open->is_array()) {
+    std::vector<Call> cut;
     for (const auto& id : *open) {
       if (!id.is_string()) continue;
       const auto& call_id = id.get_ref<const std::string&>();
       auto ref = driver->thread_.find_tool_call(call_id);
       if (!ref || driver->handled_.count(call_id) || driver->thread_.find_result(call_id)) continue;
       driver->handled_.insert(call_id);
-      Call c{call_id, call_name(ref->call()), json(), CallStatus::kRunning, {}, {}};
+      Call& c = cut.emplace_back(
+          Call{call_id, call_name(ref->call()), json(), CallStatus::kRunning, {}, {}});
       driver->answer_with_error(c,
                                 "the page was closed while the run was streaming; this call was "
                                 "not run");
-      driver->append_tool_message(c.id, c.content, c.error);
     }
+    driver->append_tool_messages(cut);
   }
+  // Any other call the export holds without an answer (the agent's own, left
+  // open) is closed now, as before a request: the imported thread is one a
+  // provider accepts.
+  driver->close_calls_left_open(driver->calls_held_open());
   if (!driver->round_.empty() || !driver->interrupts_.empty()) driver->phase_ = Phase::kAwaiting;
   return driver;
 }

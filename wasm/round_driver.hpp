@@ -116,6 +116,9 @@ class RoundDriver {
   bool answered_or_started(std::string_view tool_call_id) const {
     return handled_.count(std::string(tool_call_id)) != 0;
   }
+  // The calls an interrupt deferred to its resume: the only calls a request may
+  // carry without a tool message.
+  const std::vector<std::string>& deferred_calls() const { return deferred_; }
 
  private:
   enum class Phase { kIdle, kRunning, kAwaiting };
@@ -139,19 +142,29 @@ class RoundDriver {
   json fail_run(std::string message, std::string code);
   json dispatch(const std::vector<std::string>& outstanding);
   json maybe_complete_round(json step);
-  json end_turn(json step, std::string reason, std::string message = {}, std::string code = {});
+  json end_turn(json step, std::string reason, std::string message = {}, std::string code = {},
+                const std::vector<std::string>& closed_calls = {});
   void close_open_calls(const std::string& why);
   void close_unanswered_client_calls(const std::string& why);
   void close_deferred_calls(const std::string& why);
   void close_calls(const std::vector<std::string>& ids, const std::string& why);
+  // Gives every tool call in the thread without a tool message an error result
+  // saying no result came, whoever owns the tool, but those in `keep` (calls an
+  // interrupt deferred to its resume, calls of the round still awaited).
+  void close_calls_left_open(const std::unordered_set<std::string>& keep);
+  std::unordered_set<std::string> calls_held_open() const;
   void answer(Call& call, std::string content, std::optional<std::string> error);
   // The call's tool_call_status record: {toolCallId, name, status, error?}.
   void record_status(const Call& call, std::string_view status,
                      const std::optional<std::string>& error = std::nullopt);
   void answer_with_error(Call& call, const std::string& message, json details = nullptr);
-  void append_tool_message(const std::string& call_id, const std::string& content,
-                           const std::optional<std::string>& error);
+  // The answered calls' tool messages, each right after the assistant message
+  // holding its call, in one pass over the thread; a call that has a tool
+  // message already gets no second one.
+  void append_tool_messages(const std::vector<Call>& calls);
   Call* find_call(std::string_view id);
+  void clear_round();
+  Call& add_to_round(Call call);
   std::string next_id(const char* kind);
   json approval_json(const Call& call) const;
   // The call waiting for the user's decision on thread `thread_id`, or null with
@@ -183,6 +196,8 @@ class RoundDriver {
   int rounds_ = 0;  // follow-up runs sent in this turn
   std::uint64_t id_counter_ = 0;
   std::vector<Call> round_;                  // this round's client calls, in call order
+  std::unordered_map<std::string, std::size_t> round_index_;  // toolCallId -> place in round_
+  std::size_t round_answered_ = 0;  // round_[0, this) are answered: the round's progress
   std::unordered_set<std::string> handled_;  // at most once, keyed by toolCallId
   std::vector<Interrupt> interrupts_;        // pending
   json resume_ = json::array();              // answers to send on the next run

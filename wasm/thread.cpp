@@ -120,29 +120,71 @@ json& Thread::append(json message) {
 }
 
 json& Thread::insert_result(json tool_message) {
-  json* owner = nullptr;
-  if (const auto* call_id = string_field(tool_message, "toolCallId")) {
-    auto it = calls_.find(*call_id);
-    if (it != calls_.end()) owner = it->second.first;
+  std::vector<json> one;
+  one.push_back(std::move(tool_message));
+  return *insert_results(std::move(one)).front();
+}
+
+static bool is_tool_message(const json& message) {
+  const auto* role = string_field(message, "role");
+  return role != nullptr && *role == "tool";
+}
+
+std::vector<json*> Thread::insert_results(std::vector<json> tool_messages) {
+  const std::size_t n = order_.size(), k = tool_messages.size();
+  // Each message's owner: the assistant message holding its call (or none).
+  std::vector<const json*> owner(k, nullptr);
+  constexpr std::size_t kUnseen = static_cast<std::size_t>(-1);
+  std::unordered_map<const json*, std::size_t> place;  // owner -> where its answers go
+  for (std::size_t r = 0; r < k; ++r) {
+    const auto* call_id = string_field(tool_messages[r], "toolCallId");
+    auto it = call_id ? calls_.find(*call_id) : calls_.end();
+    if (it != calls_.end()) owner[r] = it->second.first;
+    if (owner[r] != nullptr) place.emplace(owner[r], kUnseen);
   }
-  std::size_t pos = order_.size();
-  if (owner != nullptr) {
-    for (std::size_t i = order_.size(); i-- > 0;) {
-      if (order_[i].get() == owner) {
-        pos = i + 1;
-        while (pos < order_.size()) {
-          const auto* role = string_field(*order_[pos], "role");
-          if (role == nullptr || *role != "tool") break;
-          ++pos;
-        }
-        break;
-      }
+  // From the end back to each owner (or to the answer last put after it): the
+  // owners of a round's answers are near the end, so this stops early.
+  std::unordered_map<const json*, const json*> stop_at;  // owner or its last answer -> owner
+  for (const auto& [o, unused] : place) {
+    stop_at.emplace(o, o);
+    if (auto h = last_result_of_.find(o); h != last_result_of_.end()) stop_at.emplace(h->second, o);
+  }
+  for (std::size_t i = n, left = place.size(); i-- > 0 && left > 0;) {
+    auto hit = stop_at.find(order_[i].get());
+    if (hit == stop_at.end()) continue;
+    std::size_t& pos = place[hit->second];
+    if (pos != kUnseen) continue;  // found already, from its last answer
+    pos = i + 1;             // after the tool messages already answering it
+    while (pos < n && is_tool_message(*order_[pos])) ++pos;
+    --left;
+  }
+  // Merge the answers into the thread at their places (stable: same place,
+  // given order), moving only what lies after the first place.
+  std::vector<std::size_t> slot(k), by_slot(k);
+  for (std::size_t r = 0; r < k; ++r) {
+    slot[r] = owner[r] && place[owner[r]] != kUnseen ? place[owner[r]] : n;
+    by_slot[r] = r;
+  }
+  std::stable_sort(by_slot.begin(), by_slot.end(),
+                   [&](std::size_t a, std::size_t b) { return slot[a] < slot[b]; });
+  const std::size_t first = k ? slot[by_slot.front()] : n;
+  std::vector<std::unique_ptr<json>> tail;
+  tail.reserve(n - first);
+  for (std::size_t i = first; i < n; ++i) tail.push_back(std::move(order_[i]));
+  order_.resize(first);
+  order_.reserve(n + k);
+  std::vector<json*> stored(k, nullptr);
+  for (std::size_t i = first, r = 0; i <= n; ++i) {
+    for (; r < k && slot[by_slot[r]] == i; ++r) {
+      const std::size_t m = by_slot[r];
+      order_.push_back(std::make_unique<json>(std::move(tool_messages[m])));
+      stored[m] = order_.back().get();
+      index(*stored[m]);
+      if (owner[m] != nullptr) last_result_of_[owner[m]] = stored[m];
     }
+    if (i < n) order_.push_back(std::move(tail[i - first]));
   }
-  auto it = order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(pos),
-                          std::make_unique<json>(std::move(tool_message)));
-  index(**it);
-  return **it;
+  return stored;
 }
 
 json& Thread::add_tool_call(json& assistant, json call) {
@@ -156,6 +198,7 @@ json& Thread::add_tool_call(json& assistant, json call) {
 }
 
 void Thread::reindex() {
+  last_result_of_.clear();
   by_id_.clear();
   calls_.clear();
   results_.clear();

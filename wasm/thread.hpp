@@ -95,6 +95,10 @@ class Thread {
   // when the call is unknown. Scans back from the end: amortised O(1) for the
   // usual stream, where the call is recent.
   json& insert_result(json tool_message);
+  // The same for many tool messages at once (a round's answers), each placed as
+  // insert_result() would place it, in the order given: O(messages after the
+  // first place + results), however many results. Returns them where stored.
+  std::vector<json*> insert_results(std::vector<json> tool_messages);
   // Adds a tool call to an assistant message and indexes it.
   json& add_tool_call(json& assistant, json call);
   // Replaces the whole message list (MESSAGES_SNAPSHOT, import) and re-indexes.
@@ -119,6 +123,11 @@ class Thread {
   std::unordered_map<std::string, std::pair<json*, std::size_t>>
       calls_;                                       // toolCallId -> (message, index)
   std::unordered_map<std::string, json*> results_;  // toolCallId -> tool message
+  // Assistant message -> the tool message last inserted after it: where the
+  // next answer to it goes, found from the end without walking past the
+  // answers already there. A hint only; cleared whenever the thread is
+  // re-indexed (the only time a message goes away or changes its role).
+  std::unordered_map<const json*, const json*> last_result_of_;
   json state_ = json::object();
 };
 

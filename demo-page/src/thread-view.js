@@ -298,7 +298,6 @@ export class ThreadView {
         this.addNote('run_error', `${change.message}${change.code ? ` (${change.code})` : ''}`, { title: 'The run failed' });
         break;
       case 'problem':
-        if (change.code === 'round_limit') break; // the turn_ended line says it
         if (change.fatal) this.turnHadError = true; // the turn then ends run_error: one line is enough
         this.addNote(change.fatal ? 'error' : 'problem', change.message, {
           title: `Stream problem${change.eventType ? ` in ${change.eventType}` : ''}${change.fatal ? ' (the run was stopped)' : ''}`,
@@ -313,11 +312,12 @@ export class ThreadView {
     this.onChange?.(change);
   }
 
-  endTurn({ reason, message }) {
+  endTurn({ reason, message, closedCalls = [] }) {
     if (reason === 'round_limit') {
+      const open = closedCalls.length === 1 ? 'the open call' : `the ${closedCalls.length} open calls`;
       this.addNote(
         'round_limit',
-        `the agent was still calling tools after ${this.maxRounds} follow-up rounds, so the runtime ended the turn and answered the open calls with an error.`,
+        `the agent was still calling tools after ${this.maxRounds} follow-up rounds, so the runtime ended the turn and answered ${open} with an error.`,
         { title: 'Stopped at the round cap' },
       );
     } else if (reason === 'run_error' && !this.turnHadError) {

@@ -60,7 +60,7 @@ export function streamFetch(stream) {
  * The SSE bytes of a small scripted run: a short assistant text, then `calls` tool calls to `tool(i)` with
  * arguments `args(i)` (under that assistant message), streamed in 2-3 ARGS deltas each; or just text when calls = 0.
  */
-export function scriptedRun(threadId, runId, { calls = 0, tool = () => 'noop', args = (i) => ({ i }), tag = '' } = {}) {
+export function scriptedRun(threadId, runId, { calls = 0, tool = () => 'noop', args = (i) => ({ i }), tag = '', messagePerCall = false } = {}) {
   const messageId = `m-${runId}${tag}`;
   const events = [runStarted(threadId, runId)];
   events.push({ type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' });
@@ -71,7 +71,9 @@ export function scriptedRun(threadId, runId, { calls = 0, tool = () => 'noop', a
     const text = JSON.stringify(args(i));
     const cut1 = Math.floor(text.length / 3);
     const cut2 = Math.floor((2 * text.length) / 3);
-    events.push({ type: 'TOOL_CALL_START', toolCallId, toolCallName: tool(i), parentMessageId: messageId });
+    // messagePerCall: each call on an assistant message of its own (as some servers send parallel calls).
+    const parentMessageId = messagePerCall ? `${messageId}-${i}` : messageId;
+    events.push({ type: 'TOOL_CALL_START', toolCallId, toolCallName: tool(i), parentMessageId });
     for (const delta of [text.slice(0, cut1), text.slice(cut1, cut2), text.slice(cut2)]) {
       if (delta) events.push({ type: 'TOOL_CALL_ARGS', toolCallId, delta });
     }

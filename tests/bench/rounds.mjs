@@ -1,6 +1,9 @@
 // Bench section 3 (and the tool-round half of 4): the time from the last chunk of a run (RUN_FINISHED) to the
-// follow-up request reaching fetch, with no-op handlers, for 1 and 10 parallel calls; beside a pure-JS floor.
+// follow-up request reaching fetch, with no-op handlers, for 1 and 10 parallel calls; beside a pure-JS floor; and
+// for 2,000 to 16,000 calls in one run, per call, to show the round's work is linear (`node tests/bench/rounds.mjs`
+// runs that part alone).
 import assert from 'node:assert/strict';
+import { pathToFileURL } from 'node:url';
 import { createRuntime } from '../../js-shim/src/node.js';
 import { feedBytes, heapText, loadCore } from '../../js-shim/src/core.js';
 import { gc, median, parts, quantile, scriptedRun, splitBeforeLastEvent, streamResponse } from './common.mjs';
@@ -13,7 +16,7 @@ const URL_ = 'http://bench.invalid/agent';
  * the µs from enqueueing the first response's last chunk (which holds RUN_FINISHED) to fetch() being called with
  * the follow-up. Returns the samples (µs).
  */
-export async function measureRounds({ turns, warmup = 30, calls, tools, tool = () => 'noop', args = (i) => ({ i }) }) {
+export async function measureRounds({ turns, warmup = 30, calls, tools, tool = () => 'noop', args = (i) => ({ i }), messagePerCall = false }) {
   const samples = [];
   let lastChunkAt = 0;
   let followUpAt = 0;
@@ -26,7 +29,7 @@ export async function measureRounds({ turns, warmup = 30, calls, tools, tool = (
       followUpAt = now;
       return streamResponse(parts(scriptedRun(input.threadId, input.runId), 1));
     }
-    const bytes = scriptedRun(input.threadId, input.runId, { calls, tool, args, tag: `-${turnNo}` });
+    const bytes = scriptedRun(input.threadId, input.runId, { calls, tool, args, tag: `-${turnNo}`, messagePerCall });
     return streamResponse(splitBeforeLastEvent(bytes), (t) => (lastChunkAt = t));
   };
   for (let t = 0; t < warmup + turns; t += 1) {
@@ -161,4 +164,48 @@ export async function dispatchBench(set, { turns = 60, perTurn = 40 } = {}) {
     callsPerSec: 1e6 / perCallReal,
     validationShareUs: perCallReal - perCallLoose,
   };
+}
+
+/**
+ * One run with `n` calls (2,000 to 16,000), on one assistant message and on a message each, with the default
+ * maxCallsPerRound (64: the rest get error results): the µs from RUN_FINISHED to the follow-up request, per call.
+ * A flat figure per call is a round linear in its calls and messages.
+ */
+export async function manyCallsBench({ sizes = [2000, 4000, 8000, 16000], turns = 5 } = {}) {
+  const noop = [{ name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: { i: { type: 'integer' } } }, handler: () => 'ok' }];
+  const shapes = [['oneMessage', false], ['messagePerCall', true]];
+  const samples = new Map(); // `${calls} ${shape}` -> µs
+  const turn = (calls, messagePerCall, warmup = 0) => measureRounds({ turns: 1, warmup, calls, tools: noop, messagePerCall });
+  // Warm up at the largest size (the wasm tiers up, the heap grows once), then the sizes in turn, so drift hits all.
+  for (const [, messagePerCall] of shapes) await turn(sizes[sizes.length - 1], messagePerCall, 1);
+  for (let t = 0; t < turns; t += 1) {
+    for (const calls of sizes) {
+      for (const [key, messagePerCall] of shapes) {
+        const k = `${calls} ${key}`;
+        samples.set(k, [...(samples.get(k) ?? []), ...(await turn(calls, messagePerCall))]);
+      }
+    }
+  }
+  return sizes.map((calls) => {
+    const row = { calls };
+    for (const [key] of shapes) {
+      const xs = samples.get(`${calls} ${key}`);
+      row[key] = { medianUs: median(xs), perCallUs: median(xs) / calls, n: xs.length };
+    }
+    return row;
+  });
+}
+
+export function printManyCalls(rows, print = console.log) {
+  print('   many calls in one run (maxCallsPerRound 64: 64 run, the rest get error results), RUN_FINISHED -> follow-up, median:');
+  for (const r of rows) {
+    const f = (x) => `${(x.medianUs / 1000).toFixed(1)} ms = ${x.perCallUs.toFixed(2)} µs/call`;
+    print(`   ${String(r.calls).padStart(6)} calls: on one message ${f(r.oneMessage)};   a message each ${f(r.messagePerCall)}`);
+  }
+  const [first, last] = [rows[0], rows[rows.length - 1]];
+  print(`   flatness (µs/call at ${last.calls} / at ${first.calls}): one message ${(last.oneMessage.perCallUs / first.oneMessage.perCallUs).toFixed(2)}, a message each ${(last.messagePerCall.perCallUs / first.messagePerCall.perCallUs).toFixed(2)}`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  printManyCalls(await manyCallsBench());
 }

@@ -15,7 +15,7 @@ if (typeof globalThis.gc !== 'function') {
 }
 
 const { streamBench } = await import('./stream.mjs');
-const { roundBench, dispatchBench } = await import('./rounds.mjs');
+const { roundBench, dispatchBench, manyCallsBench, printManyCalls } = await import('./rounds.mjs');
 const { validationBench, loadSchemaSet } = await import('./validation.mjs');
 const { startupBench } = await import('./startup.mjs');
 const { memoryBench } = await import('./memory.mjs');
@@ -103,6 +103,8 @@ print(`   1 call:    ${us(rounds.calls1)};   JS floor (read, microtask handler, 
 print(`   10 calls:  ${us(rounds.calls10)};   JS floor: ${fmtNum(rounds.floor10.medianUs, 1)} µs`);
 print(`   per extra call: ${fmtNum((rounds.calls10.medianUs - rounds.calls1.medianUs) / 9, 0)} µs`);
 print(`   the core's part (raw Driver: endOfStream, submitResult per call, each step with its changes JSON.parsed): 1 call ${fmtNum(rounds.core1.medianUs, 0)} µs, 10 calls ${fmtNum(rounds.core10.medianUs, 0)} µs`);
+rounds.manyCalls = await manyCallsBench(quick ? { sizes: [2000, 16000], turns: 2 } : {});
+printManyCalls(rounds.manyCalls, print);
 print();
 
 const validation = await validationBench();
@@ -168,6 +170,12 @@ target(`(a) vs @ag-ui/client at ${fmtNum(small.events / 1000, 1)}k events`, smal
 for (const x of stream.sizes) target(`(a) at or above (c) at ${fmtNum(x.events / 1000, 1)}k events (a/c)`, x.ratios.a_c, '>=', 1, 'x');
 target('flatness (a)', flatness.a, '<=', 1.3);
 target('round overhead, 1 call', rounds.calls1.medianUs, '<', 100, ' µs');
+{
+  const [lo, hi] = [rounds.manyCalls[0], rounds.manyCalls[rounds.manyCalls.length - 1]];
+  for (const key of ['oneMessage', 'messagePerCall']) {
+    target(`round of ${fmtInt(hi.calls)} calls (${key}) flat: µs/call vs at ${fmtInt(lo.calls)}`, hi[key].perCallUs / lo[key].perCallUs, '<=', 1.3);
+  }
+}
 target('package (.wasm + JS) gzipped', s.package.total.gzip / 1024, '<=', 100, ' KB');
 const f = memory.fresh;
 const h10 = f.points.find((p) => p.rounds === 10)?.heap;

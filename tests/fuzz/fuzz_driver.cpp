@@ -15,10 +15,13 @@
 //    executed by approve() of that very call on its own thread;
 //  - the driver never answers a call twice: a call the server did not answer
 //    has at most one tool message;
+//  - every RunAgentInput written has a tool message for every tool call in it,
+//    whoever owns the tool, but the calls an interrupt deferred to its resume;
 //  - after a "done" step, every call to a registry tool in the thread has
 //    exactly one tool message, unless the server took calls out of the client's
 //    hands (a MESSAGES_SNAPSHOT, a pendingToolCallIds list, messages carried in
 //    RUN_STARTED or sent by the host), where the reducer's rules say who answers.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -456,6 +459,31 @@ class Harness {
     }
     AGUI_FUZZ_CHECK(agui::fuzz::dump(expected) == driver_->run_input(),
                     "run_input() holds the thread, the tools and the options, as dump() writes them");
+    check_no_call_goes_out_open(input["messages"]);
+  }
+
+  // Every tool call the request carries has its tool message, whoever owns the
+  // tool, but the calls an interrupt deferred to this (resume) run.
+  void check_no_call_goes_out_open(const json& messages) {
+    std::set<std::string> answered;
+    for (const auto& m : messages) {
+      const auto* role = str(m, "role");
+      const auto* id = str(m, "toolCallId");
+      if (role && *role == "tool" && id) answered.insert(*id);
+    }
+    const auto& deferred = driver_->deferred_calls();
+    for (const auto& m : messages) {
+      const auto* role = str(m, "role");
+      auto calls = m.find("toolCalls");
+      if (!role || *role != "assistant" || calls == m.end() || !calls->is_array()) continue;
+      for (const auto& c : *calls) {
+        const auto* id = str(c, "id");
+        if (!id || answered.count(*id)) continue;
+        const bool held = std::find(deferred.begin(), deferred.end(), *id) != deferred.end();
+        if (!held) std::fprintf(stderr, "call '%s' goes out without a tool message\n", id->c_str());
+        AGUI_FUZZ_CHECK(held, "no request goes out with a call that has no tool message");
+      }
+    }
   }
 
   void check_step(const json& step) {

@@ -227,10 +227,15 @@ TEST(RoundDriver, PendingToolCallIdsAreAuthoritative) {
   EXPECT_TRUE(ghost_reported);
   h.last_step = h.driver.submit_result("c3", "here");
   json tools = tool_messages(h.driver);
-  ASSERT_EQ(tools.size(), 2u);
-  EXPECT_EQ(tools[0]["toolCallId"], "c2");
-  EXPECT_NE(tools[0]["error"].get<std::string>().find("not available in this client"),
+  ASSERT_EQ(tools.size(), 3u);  // each right after its call's message: c1, c2, c3
+  // c1 was left to the server, which never answered it: closed before the follow-up.
+  EXPECT_EQ(tools[0]["toolCallId"], "c1");
+  EXPECT_NE(tools[0]["error"].get<std::string>().find("no result was received from the agent"),
             std::string::npos);
+  EXPECT_EQ(tools[1]["toolCallId"], "c2");
+  EXPECT_NE(tools[1]["error"].get<std::string>().find("not available in this client"),
+            std::string::npos);
+  EXPECT_EQ(tools[2]["content"], "here");
 }
 
 TEST(RoundDriver, RoundCapClosesDanglingCalls) {

@@ -159,14 +159,39 @@ test('round cap: loop_forever runs the handler exactly 5 times, ends with round_
   assert.equal(calls.length, 6, 'the sixth call was made by the model but not run');
   assertErrorResult(resultOf(messages, calls[5].id), /round limit reached.*at most 5 rounds/);
   assert.equal(requestsOf(rt).length, 6, 'the first run and five follow-ups');
-  const capped = changes.problems().filter((p) => p.code === 'round_limit');
-  assert.equal(capped.length, 1);
-  assert.equal(capped[0].fatal, false);
+  // The cap is the turn's end, said once by turn_ended (naming the calls it closed), not a stream problem.
+  assert.deepEqual(changes.problems(), [], 'no problem: the stream broke no rule');
+  const ended = changes.of('turn_ended');
+  assert.equal(ended.length, 1);
+  assert.equal(ended[0].reason, 'round_limit');
+  assert.deepEqual(ended[0].closedCalls, [calls[5].id]);
+  assert.match(ended[0].message, /round limit \(5\): 1 call closed/);
   // The thread is still one a provider accepts: the next turn goes through.
   routes.use('text');
   assert.deepEqual(await rt.send('and now?'), { reason: 'done' });
   assert.equal(lastText(rt.messages), TEXT_REPLY);
   assertServerAccepted(rt);
+});
+
+test('a call the agent never answered is closed with an error result before the next request, and the page is told', T, async (t) => {
+  const rt = await open(t, { url: server.url('unanswered_server_tool'), tools: [tool('get_weather', () => 'rain')] });
+  assert.deepEqual(await rt.send('search'), { reason: 'done' });
+  const [call] = toolCalls(rt.messages);
+  assert.equal(call.name, 'search_docs');
+  const changes = record(rt);
+  // The second turn goes out with the call answered (the server checks what a provider checks) and succeeds.
+  assert.deepEqual(await rt.send('and now?'), { reason: 'done' });
+  assert.equal(lastText(rt.messages), TEXT_REPLY);
+  assertServerAccepted(rt);
+  const messages = rt.messages;
+  assertEveryCallAnsweredOnce(messages);
+  const result = resultOf(messages, call.id);
+  assertErrorResult(result, new RegExp(`no result was received from the agent for tool 'search_docs' \\(call '${call.id}'\\)`));
+  const holder = messages.findIndex((m) => m.toolCalls?.some((c) => c.id === call.id));
+  assert.equal(messages.indexOf(result), holder + 1, 'right after the assistant message holding the call');
+  const status = changes.of('tool_call_status').find((c) => c.toolCallId === call.id);
+  assert.equal(status?.status, 'error');
+  assert.ok(changes.of('tool_result').some((c) => c.message.toolCallId === call.id), 'a tool_result change');
 });
 
 test('maxRounds is configurable: 2 follow-up runs; 0 runs no handler at all', T, async (t) => {

@@ -237,6 +237,16 @@ async function* server_tool(input, api) {
   yield* callTool(api, 'get_weather', { city: 'Paris' });
 }
 
+// A call to a tool of the agent's own, and the run finishes without its result (as CopilotKit's runtime does
+// for a tool it finds unavailable). Its next turn answers in text - if the thread it gets is one a provider takes.
+async function* unanswered_server_tool(input, api) {
+  if (api.calls.length === 0 && api.round === 0 && input.messages.some((m) => m.role === 'assistant')) {
+    return yield* say(api, TEXT_DELTAS);
+  }
+  const parentMessageId = yield* say(api, 'Let me search the docs.');
+  yield* callTool(api, 'search_docs', { query: 'AG-UI' }, { parentMessageId });
+}
+
 // one_tool, but the follow-up run opens with a MESSAGES_SNAPSHOT of the whole
 // thread (call and result included): the call must not run a second time.
 async function* snapshot_replay(input, api) {
@@ -401,6 +411,6 @@ async function* every_event(input, api) {
 
 export const scenarios = {
   text, one_tool, one_tool_chunks, multi_round, parallel, pending_ids, pending_unknown,
-  loop_forever, loop_same_args, approval, interrupt, disabled_tool, server_tool, snapshot_replay,
+  loop_forever, loop_same_args, approval, interrupt, disabled_tool, server_tool, unanswered_server_tool, snapshot_replay,
   state_counter, exact_numbers, http500, not_sse, truncated, slow, stall, run_error, malformed, sse_variants, every_event,
 };
