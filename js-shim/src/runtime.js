@@ -435,7 +435,12 @@ export class Runtime {
 
   #resumeImported() {
     const status = this.status;
-    if (status.phase !== 'awaiting') return;
+    if (status.phase !== 'awaiting') {
+      // What the import itself changed (calls it found open, closed with an error
+      // result), told in a macrotask for the same reason as below.
+      setTimeout(() => this.#disposed || this.#deliver(JSON.parse(this.#driver.takeChanges())), 0);
+      return;
+    }
     // An imported thread with pending approvals or interrupts is a turn in
     // progress: `resumed` resolves when it ends.
     let resolve;
