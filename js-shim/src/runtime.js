@@ -432,7 +432,12 @@ export class Runtime {
   #resumeImported(cancellations) {
     const status = this.status;
     // (Cancelling the last pending interrupt has already started the resume run.)
-    if (status.phase !== 'awaiting' && cancellations.length === 0) return;
+    if (status.phase !== 'awaiting' && cancellations.length === 0) {
+      // What the import itself changed (calls it found open, closed with an error
+      // result), told in a macrotask for the same reason as below.
+      setTimeout(() => this.#disposed || this.#deliver(JSON.parse(this.#driver.takeChanges())), 0);
+      return;
+    }
     // An imported thread with pending approvals or interrupts is a turn in
     // progress: `resumed` resolves when it ends.
     let resolve;

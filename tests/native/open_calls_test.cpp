@@ -48,7 +48,8 @@ const json* change_of(const json& changes, const std::string& kind, const std::s
 
 // A run in which the agent calls its own tool (execute_query) and never answers it.
 json play_unanswered_server_call(Harness& h) {
-  return h.play({test::tool_start("s1", "execute_query", "a1"), test::tool_end("s1"),
+  return h.play({test::tool_start("s1", "execute_query", "a1"),
+                 test::tool_end("s1"),
                  {{"type", "TEXT_MESSAGE_START"}, {"messageId", "m2"}, {"role", "assistant"}},
                  test::text("m2", "Here you go."),
                  {{"type", "TEXT_MESSAGE_END"}, {"messageId", "m2"}}});
@@ -98,11 +99,10 @@ TEST(OpenCalls, AServerCallLeftOpenBesideAClientCallIsClosedBeforeTheFollowUp) {
 TEST(OpenCalls, AClientCallThePendingListLeftToTheServerIsClosedIfTheServerNeverAnswers) {
   Harness h;
   h.last_step = h.driver.send("go");
-  json step =
-      h.play({test::tool_start("c1", "get_weather", "a1"), test::tool_args("c1", R"({"city":"x"})"),
-              test::tool_end("c1"), test::tool_start("c3", "get_current_location", "a1"),
-              test::tool_end("c3")},
-             {{"type", "success"}, {"pendingToolCallIds", {"c3"}}});
+  json step = h.play({test::tool_start("c1", "get_weather", "a1"),
+                      test::tool_args("c1", R"({"city":"x"})"), test::tool_end("c1"),
+                      test::tool_start("c3", "get_current_location", "a1"), test::tool_end("c3")},
+                     {{"type", "success"}, {"pendingToolCallIds", {"c3"}}});
   ASSERT_EQ(step["execute"].size(), 1u);
   h.last_step = h.driver.submit_result("c3", "here");
   ASSERT_TRUE(h.last_step.contains("run"));
@@ -112,8 +112,9 @@ TEST(OpenCalls, AClientCallThePendingListLeftToTheServerIsClosedIfTheServerNever
 TEST(OpenCalls, CallsAnInterruptDeferredStayOpenInItsResumeAndAreClosedAfter) {
   Harness h;
   h.last_step = h.driver.send("go");
-  json interrupt = {{"type", "interrupt"},
-                    {"interrupts", {{{"id", "int-1"}, {"reason", "confirm"}, {"toolCallId", "s1"}}}}};
+  json interrupt = {
+      {"type", "interrupt"},
+      {"interrupts", {{{"id", "int-1"}, {"reason", "confirm"}, {"toolCallId", "s1"}}}}};
   h.play({test::tool_start("s1", "execute_query", "a1"), test::tool_end("s1"),
           test::tool_start("c1", "get_current_location", "a1"), test::tool_end("c1")},
          interrupt);
@@ -167,9 +168,9 @@ TEST(OpenCalls, AToolMessageSentForAnExistingCallGoesRightAfterItsAssistantMessa
   Harness h;
   h.last_step = h.driver.send("how many permits?");
   play_unanswered_server_call(h);
-  h.last_step = h.driver.send(json::array(
-      {{{"role", "tool"}, {"toolCallId", "s1"}, {"content", "42"}, {"id", "tm"}},
-       {{"role", "user"}, {"content", "so?"}}}));
+  h.last_step = h.driver.send(
+      json::array({{{"role", "tool"}, {"toolCallId", "s1"}, {"content", "42"}, {"id", "tm"}},
+                   {{"role", "user"}, {"content", "so?"}}}));
   ASSERT_TRUE(h.last_step.contains("run"));
   const json input = h.run();
   const json& msgs = input["messages"];

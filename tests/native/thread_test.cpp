@@ -46,6 +46,64 @@ TEST(Thread, ResultGoesAfterItsAssistantMessageAndEarlierResults) {
   EXPECT_EQ((*t.find_message("a2"))["content"], "later");
 }
 
+json tool_result(const std::string& id, const std::string& call_id) {
+  return {{"id", id}, {"role", "tool"}, {"toolCallId", call_id}, {"content", id}};
+}
+
+// a1 {c1, c2}, u1, a2 {c3}, r0 (answers c3), a3 {c4, c5}
+Thread thread_of_three_call_messages() {
+  Thread t("t1");
+  t.append(assistant_with_call("a1", "c1"));
+  t.add_tool_call(*t.find_message("a1"),
+                  {{"id", "c2"}, {"type", "function"}, {"function", {{"name", "g"}}}});
+  t.append({{"id", "u1"}, {"role", "user"}, {"content", "and?"}});
+  t.append(assistant_with_call("a2", "c3"));
+  t.insert_result(tool_result("r0", "c3"));
+  t.append(assistant_with_call("a3", "c4"));
+  t.add_tool_call(*t.find_message("a3"),
+                  {{"id", "c5"}, {"type", "function"}, {"function", {{"name", "g"}}}});
+  return t;
+}
+
+std::vector<std::string> ids(const Thread& t) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < t.size(); ++i) out.push_back(t.at(i)["id"]);
+  return out;
+}
+
+TEST(Thread, ResultsInsertedTogetherGoWhereEachWouldGoAlone) {
+  const std::vector<std::pair<std::string, std::string>> results = {
+      {"r5", "c5"}, {"r1", "c1"}, {"rx", "ghost"}, {"r3", "c3"}, {"r2", "c2"}, {"r4", "c4"}};
+  Thread alone = thread_of_three_call_messages();
+  for (const auto& [id, call] : results) alone.insert_result(tool_result(id, call));
+  Thread together = thread_of_three_call_messages();
+  std::vector<json> batch;
+  for (const auto& [id, call] : results) batch.push_back(tool_result(id, call));
+  const std::vector<json*> stored = together.insert_results(std::move(batch));
+
+  EXPECT_EQ(ids(together), ids(alone));
+  // rx answers no call: appended, so it joins a3's answers, and r4 goes after it.
+  EXPECT_EQ(ids(together), (std::vector<std::string>{"a1", "r1", "r2", "u1", "a2", "r0", "r3", "a3",
+                                                     "r5", "rx", "r4"}));
+  ASSERT_EQ(stored.size(), results.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    EXPECT_EQ((*stored[i])["id"], results[i].first) << "returned in the order given";
+    if (results[i].second != "ghost" && results[i].second != "c3") {  // c3: r0 came first
+      EXPECT_EQ(together.find_result(results[i].second), stored[i]);
+    }
+  }
+}
+
+TEST(Thread, AResultAfterALaterMessageStillGoesWithItsCallsAnswers) {
+  Thread t = thread_of_three_call_messages();
+  t.insert_result(tool_result("r4", "c4"));
+  t.append({{"id", "u2"}, {"role", "user"}, {"content", "more?"}});
+  t.insert_result(tool_result("r5", "c5"));  // after r4 (the hint), before u2
+  t.insert_result(tool_result("r1", "c1"));
+  EXPECT_EQ(ids(t), (std::vector<std::string>{"a1", "r1", "u1", "a2", "r0", "a3", "r4", "r5",
+                                              "u2"}));
+}
+
 TEST(Thread, ResultForUnknownCallIsAppended) {
   Thread t("t1");
   t.append({{"id", "u1"}, {"role", "user"}, {"content", "hi"}});

@@ -215,6 +215,24 @@ test('a subscriber added right after createRuntime({thread}) sees the whole resu
   assert.ok(seen.of('round_started').length >= 1);
 });
 
+test('an export holding a call no one answered imports with the call closed, and a subscriber added right after is told', T, async (t) => {
+  const a = await open(t, { url: server.url('unanswered_server_tool') });
+  assert.deepEqual(await a.send('search'), { reason: 'done' });
+  const [call] = toolCalls(a.messages);
+  const exported = roundTrip(a.thread.export());
+  a.dispose();
+
+  const b = await open(t, { url: server.url('unanswered_server_tool'), thread: exported });
+  const seen = record(b); // the usual pattern: subscribe straight after the await
+  assertErrorResult(resultOf(b.messages, call.id), /no result was received from the agent for tool 'search_docs'/);
+  await within(new Promise((resolve) => setTimeout(resolve, 20)), 1000, 'a macrotask');
+  assert.equal(seen.of('tool_call_status').find((c) => c.toolCallId === call.id)?.status, 'error', 'the closing is delivered');
+  assert.ok(seen.of('tool_result').some((c) => c.message.toolCallId === call.id), 'its tool result is delivered');
+  assert.deepEqual(await b.send('and now?'), { reason: 'done' }, 'the next turn goes through');
+  assert.equal(lastText(b.messages), TEXT_REPLY);
+  assert.equal(seen.of('tool_result').filter((c) => c.message.toolCallId === call.id).length, 1, 'told once');
+});
+
 test('a pending interrupt comes back pending and is answered on the restored runtime', T, async (t) => {
   const a = await open(t, { url: server.url('interrupt') });
   const raised = nextChange(a, 'interrupts');
