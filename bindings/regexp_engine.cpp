@@ -89,7 +89,8 @@ EM_JS(int, agui_property_new, (const char* name, int length), {
   if (!properties.has(text)) {
     let regexp = null;
     try {
-      regexp = new RegExp("^\\p{" + text + "}$", "u");
+      // (A backslash in EM_JS code does not survive to the JS: spelled as a code.)
+      regexp = new RegExp("^" + String.fromCharCode(92) + "p{" + text + "}$", "u");
     } catch (e) {
     }
     properties.set(text, regexp && (table.propertyList || (table.propertyList = [])).push(regexp) - 1);

@@ -97,7 +97,7 @@ inline constexpr std::size_t kMaxRegexProgram = 32768;
 // Matcher steps one validation may spend on all its patterns: a bound on how
 // long a model's argument can keep the tab busy. Past it, the string gets an
 // issue ("could not check pattern"), never a match.
-inline constexpr std::size_t kRegexStepsPerValidation = std::size_t{1} << 26;
+inline constexpr std::size_t kRegexStepsPerValidation = std::size_t{1} << 25;
 
 // Null when the pattern is outside the subset; *outside (when given) then says
 // why, naming the construct and its byte offset.

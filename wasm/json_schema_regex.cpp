@@ -7,7 +7,8 @@
 // Speed: patterns in the common subset (literals, classes, groups,
 // alternation, quantifiers, ^ $ \b) run on json_schema_regex_vm.cpp's
 // linear-time matcher, 5-20x faster than std::regex; std::regex still compiles
-// every pattern, so syntax errors are the same either way.
+// every pattern, so syntax errors are the same either way. It runs the rest
+// only where the schema options allow backtracking patterns.
 //
 // Stack and time safety for the rest: libstdc++'s default (depth-first) executor recurses
 // once or more per subject character (a 100k-character string against "^a*$"

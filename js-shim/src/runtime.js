@@ -32,8 +32,11 @@ const LIMIT_OPTIONS = ['maxEventBytes', 'maxArgumentBytes', 'maxResultBytes', 'm
 class ToolSet {
   constructor(core, options) {
     this.registry = new core.Registry();
-    if (options.stampSchemaExtensions) {
-      unwrap(this.registry.configure(JSON.stringify({ stampSchemaExtensions: true })));
+    if (options.stampSchemaExtensions || options.allowBacktrackingPatterns) {
+      unwrap(this.registry.configure(JSON.stringify({
+        stampSchemaExtensions: Boolean(options.stampSchemaExtensions),
+        allowBacktrackingPatterns: Boolean(options.allowBacktrackingPatterns),
+      })));
     }
     this.handlers = new Map();
     this.listeners = new Set(); // threads, told when the set changes

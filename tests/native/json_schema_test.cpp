@@ -934,7 +934,7 @@ TEST(JsonSchemaRegexVm, AgreesWithTheReferenceOnItsSubset) {
 // The matcher's work on one search, in steps (each bounded by a constant).
 std::size_t steps_of(const agui::schema_detail::RegexProgram& program, const std::string& subject,
                      bool* found = nullptr) {
-  const std::size_t budget = std::size_t{1} << 40;
+  const std::size_t budget = static_cast<std::size_t>(-1);
   std::size_t left = budget;
   const bool matched = agui::schema_detail::regex_program_search(program, subject, &left);
   if (found) *found = matched;
@@ -1032,7 +1032,7 @@ TEST(JsonSchemaRegex, OneValidationSpendsABoundedNumberOfMatcherSteps) {
   ASSERT_FALSE(found.empty());
   EXPECT_EQ(found.back().message,
             "could not check pattern '^(a{1,100}){1,100}$': the pattern needs more than the "
-            "67108864 matcher steps one validation may take");
+            "33554432 matcher steps one validation may take");
 }
 
 // A stand-in for the host's Unicode tables: "Letter" is ASCII letters and
