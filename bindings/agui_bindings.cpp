@@ -79,6 +79,7 @@ class Registry {
         return error_value(ErrorCode::kInvalidState, "configure the registry before adding tools");
       agui::RegistryOptions o;
       o.stamp_schema_extensions = options.value("stampSchemaExtensions", false);
+      o.schema.allow_backtracking_patterns = options.value("allowBacktrackingPatterns", false);
       registry_ = std::make_shared<agui::ToolRegistry>(o);
       return json{{"ok", true}};
     });

@@ -5,19 +5,25 @@
 // it pulls in, was 42 KB of the module's 175 KB gzipped).
 //
 // Patterns in the linear-time matcher's subset (json_schema_regex_vm.cpp) still
-// run there: no call out of wasm, no string copy, no backtracking. The host
-// compiles every pattern, so what is valid is what the host says is valid,
-// and it runs the rest (lookaround, back-references, \p{...}, named groups).
+// run there: no call out of wasm, no string copy, no backtracking; for their
+// \p{...} classes the host answers per code point (HostPropertyOracle). The
+// host compiles every pattern, so what is valid is what the host says is
+// valid, and it runs the rest (lookaround, back-references), when the page
+// allows backtracking patterns.
 //
 // This file sits in bindings/ because it includes <emscripten.h>; the core
 // keeps none. The wasm build compiles it into the core (CMakeLists.txt), so
 // the module and the wasm GoogleTest suite run on the same engine.
 #include <emscripten.h>
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <variant>
+#include <vector>
 
 #include "json_schema.hpp"
 #include "json_schema_internal.hpp"
@@ -72,8 +78,59 @@ EM_JS(int, agui_regexp_error_length, (), { return lengthBytesUTF8(Module.aguiReg
 EM_JS(void, agui_regexp_error, (char* out, int capacity),
       { stringToUTF8(Module.aguiRegExps.error, out, capacity); });
 
+// Unicode properties for the linear-time matcher: "^\p{name}$" compiled once
+// per name, then asked about one code point at a time (the matcher caches the
+// answers). The host's tables are the ones its RegExp uses, so \p{...} in the
+// matcher answers as the host's RegExp does, and the module ships no tables.
+EM_JS(int, agui_property_new, (const char* name, int length), {
+  const table = Module.aguiRegExps || (Module.aguiRegExps = {list : [], free : [], error : ""});
+  const properties = table.properties || (table.properties = new Map());
+  const text = new TextDecoder().decode(HEAPU8.subarray(name, name + length));
+  if (!properties.has(text)) {
+    let regexp = null;
+    try {
+      // (A backslash in EM_JS code does not survive to the JS: spelled as a code.)
+      regexp = new RegExp("^" + String.fromCharCode(92) + "p{" + text + "}$", "u");
+    } catch (e) {
+    }
+    properties.set(text, regexp && (table.propertyList || (table.propertyList = [])).push(regexp) - 1);
+  }
+  const id = properties.get(text);
+  return id === null ? -1 : id;
+});
+
+EM_JS(int, agui_property_test, (int id, int code_point),
+      { return Module.aguiRegExps.propertyList[id].test(String.fromCodePoint(code_point)) ? 1 : 0; });
+
 namespace agui {
 namespace {
+
+// The answers for recent code points, per property: a document in one script
+// asks about the same few hundred code points again and again.
+class HostPropertyOracle final : public schema_detail::UnicodePropertyOracle {
+ public:
+  std::optional<std::uint32_t> find(std::string_view name) const override {
+    const int id = agui_property_new(name.data(), static_cast<int>(name.size()));
+    if (id < 0) return std::nullopt;
+    return static_cast<std::uint32_t>(id);
+  }
+  bool contains(std::uint32_t property, char32_t c) const override {
+    Entry& entry = cache_[(property * 0x9E3779B1u ^ c) % kCacheSize];
+    if (entry.property != property || entry.code_point != c) {
+      entry = {property, c, agui_property_test(static_cast<int>(property), static_cast<int>(c)) == 1};
+    }
+    return entry.member;
+  }
+
+ private:
+  static constexpr std::size_t kCacheSize = 4096;
+  struct Entry {
+    std::uint32_t property = ~0u;
+    char32_t code_point = 0;
+    bool member = false;
+  };
+  mutable std::vector<Entry> cache_ = std::vector<Entry>(kCacheSize);
+};
 
 std::string last_error() {
   std::string message(static_cast<std::size_t>(agui_regexp_error_length()) + 1, '\0');
@@ -109,6 +166,11 @@ class HostRegExpEngine final : public schema_detail::MatcherFirstEngine {
 };
 
 }  // namespace
+
+const schema_detail::UnicodePropertyOracle* schema_detail::default_property_oracle() {
+  static const HostPropertyOracle oracle;
+  return &oracle;
+}
 
 const RegexEngine& default_regex_engine() {
   static const HostRegExpEngine engine;

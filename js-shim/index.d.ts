@@ -291,6 +291,13 @@ export interface RuntimeOptions {
   forwardedProps?: Json;
   /** Also stamp x-destructive / x-category / x-confirm / x-summary into schemas (default false). */
   stampSchemaExtensions?: boolean;
+  /**
+   * Accept schema patterns only a backtracking RegExp runs (lookaround,
+   * back-references, or a counted repetition too large for the linear-time
+   * matcher). Default false: such a pattern makes register() throw
+   * invalid_schema naming it and the construct, since a model's argument could then stall the tab.
+   */
+  allowBacktrackingPatterns?: boolean;
   limits?: Limits;
   /** Tools to register at once. */
   tools?: ToolDefinition[];

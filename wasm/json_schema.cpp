@@ -140,7 +140,7 @@ class Evaluator {
   bool check_property_name(const Node& names, const std::string& key, const Path* child,
                            std::size_t depth);
   bool check_applicators(const Node& node, const json& value, const Path* path, std::size_t depth);
-  bool search(const Regex& regex, const std::string& subject, std::string* error) const;
+  bool search(const Regex& regex, const std::string& subject, std::string* error);
   void explain_union(const Node& node, const char* keyword,
                      const std::vector<const Node*>& branches, const json& value, const Path* path,
                      std::size_t depth);
@@ -150,6 +150,8 @@ class Evaluator {
   std::size_t max_issues_;
   std::size_t eval_depth_ = 0;
   std::size_t eval_limit_;
+  // The regex matcher's work for this whole validation, however many strings.
+  std::size_t regex_steps_left_ = kRegexStepsPerValidation;
 };
 
 bool Evaluator::eval(const Node& node, const json& value, const Path* path, std::size_t depth) {
@@ -298,9 +300,9 @@ bool Evaluator::check_number(const Node& node, const json& value, const Path* pa
   return ok;
 }
 
-bool Evaluator::search(const Regex& regex, const std::string& subject, std::string* error) const {
+bool Evaluator::search(const Regex& regex, const std::string& subject, std::string* error) {
   try {
-    return program_.regex->search(regex.handle.get(), subject);
+    return program_.regex->search(regex.handle.get(), subject, regex_steps_left_);
   } catch (const std::exception& e) {
     *error = e.what();
   } catch (...) {

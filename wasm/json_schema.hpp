@@ -43,24 +43,39 @@ class RegexEngine {
       const std::string& pattern) const = 0;
   // Unanchored search, as JSON Schema specifies.
   virtual bool search(const void* compiled, const std::string& subject) const = 0;
+  // The same, charging its work to steps_left (one validation's budget); an
+  // engine that counts no steps ignores it.
+  virtual bool search(const void* compiled, const std::string& subject,
+                      std::size_t& /*steps_left*/) const {
+    return search(compiled, subject);
+  }
+  // Why search() on this pattern may backtrack with no time bound, naming the
+  // construct; empty when its time is linear in the subject, or unknown (an
+  // engine a host lends answers for itself).
+  virtual std::string backtracking_reason(const void* /*compiled*/) const { return {}; }
 };
 
 // The default engine. In every build, patterns in the common subset (literals
 // and \u escapes, classes and ranges of any code points, \d \w \s, groups,
-// alternation, quantifiers, ^ $ \b) run on a linear-time matcher over code
-// points that answers as JavaScript's RegExp with the "u" flag does (what
-// JSON Schema validators in JS use); the rest run on the engine behind it:
+// named ones included, alternation, quantifiers, counted ones expanded up to
+// a bounded program, ^ $ \b, and \p{...} where the build has the Unicode
+// tables) run on a linear-time matcher over code points that answers as
+// JavaScript's RegExp with the "u" flag does (what JSON Schema validators in
+// JS use); backtracking_reason() names what keeps a pattern out (lookaround,
+// back-references, a program too large), and unless
+// SchemaOptions::allow_backtracking_patterns such a pattern does not compile.
+// When allowed, it runs on the engine behind:
 // - wasm: the host's RegExp with "u" (bindings/regexp_engine.cpp), which also
-//   decides what is valid: all of ECMA-262, \p{...}, lookbehind and named
-//   groups included. It has no time bound: a backtracking pattern outside the
-//   subset ("^(?=a)(a+)+$") can take as long as it does in ajv.
+//   decides what is valid: all of ECMA-262. It has no time bound: a
+//   backtracking pattern outside the subset ("^(?=a)(a+)+$") can take as long
+//   as it does in ajv. It also lends its tables for \p{...} in the subset.
 // - native: std::regex with its ECMAScript grammar, over UTF-8 bytes (a
 //   non-ASCII character in a class is its separate bytes, "." one byte).
-//   \p{...}, lookbehind, named groups and \k<name> are compile
-//   errors naming the pattern; so are back-references (libstdc++ could only
-//   backtrack them, without a time bound), quantifier bounds over 100000 and
-//   stacked quantifiers ("a**", JS's "nothing to repeat"), refused before
-//   std::regex parses them.
+//   \p{...}, lookbehind and \k<name> are compile errors naming the pattern
+//   (named groups are passed on without their names); so are back-references
+//   (libstdc++ could only backtrack them, without a time bound), quantifier
+//   bounds over 100000 and stacked quantifiers ("a**", JS's "nothing to
+//   repeat"), refused before std::regex parses them.
 // Each case is a test in tests/native/json_schema_test.cpp, run in both builds.
 // Subjects over kDefaultRegexMaxSubjectBytes are not matched (an issue).
 inline constexpr std::size_t kDefaultRegexMaxSubjectBytes = 1024 * 1024;
@@ -69,6 +84,9 @@ const RegexEngine& default_regex_engine();
 struct SchemaOptions {
   std::size_t max_depth = 64;          // nesting of the schema and of instances
   const RegexEngine* regex = nullptr;  // null: default_regex_engine()
+  // Off: a pattern the engine can only backtrack (backtracking_reason() not
+  // empty) is a compile error, so no argument can stall validation.
+  bool allow_backtracking_patterns = false;
 };
 
 class CompiledSchema {

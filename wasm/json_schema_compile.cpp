@@ -51,7 +51,9 @@ std::string child_location(const std::string& location, std::string_view keyword
 }
 
 Compiler::Compiler(const SchemaOptions& options, Program& program)
-    : program_(program), max_depth_(options.max_depth) {
+    : program_(program),
+      max_depth_(options.max_depth),
+      allow_backtracking_patterns_(options.allow_backtracking_patterns) {
   program_.max_depth = options.max_depth;
   program_.regex = options.regex ? options.regex : &default_regex_engine();
 }

@@ -81,6 +81,7 @@ class Compiler {
 
   Program& program_;
   std::size_t max_depth_;
+  bool allow_backtracking_patterns_;
   std::deque<Document> documents_;  // stable addresses
   std::unordered_map<std::string, Resource> resources_;
   std::unordered_map<const json*, Site> sites_;

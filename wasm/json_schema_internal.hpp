@@ -75,10 +75,41 @@ std::pair<std::string_view, std::optional<std::string_view>> split_fragment(std:
 std::optional<std::string> percent_decode(std::string_view text);
 
 // The default regex engine's linear-time matcher for the common subset of
-// ECMAScript patterns (json_schema_regex_vm.cpp). Null: outside the subset.
+// ECMAScript patterns (json_schema_regex_vm.cpp).
+
+// Unicode property escapes (\p{...}) in that subset are answered by whoever
+// has the Unicode tables: the host's RegExp in wasm (bindings/regexp_engine.cpp),
+// nobody natively (default_property_oracle() is null there).
+class UnicodePropertyOracle {
+ public:
+  virtual ~UnicodePropertyOracle() = default;
+  // A number for the property in \p{name}, or nullopt when it is none.
+  virtual std::optional<std::uint32_t> find(std::string_view name) const = 0;
+  virtual bool contains(std::uint32_t property, char32_t c) const = 0;
+};
+const UnicodePropertyOracle* default_property_oracle();
+
+// The matcher's program grows with counted repetition ("(a{1,100}){1,100}" is
+// 100 x 100 copies of "a", 20002 instructions); a pattern that would need
+// more instructions than this is outside the subset. A search costs at most (instructions + 1) steps
+// per code point of the subject.
+inline constexpr std::size_t kMaxRegexProgram = 32768;
+// Matcher steps one validation may spend on all its patterns: a bound on how
+// long a model's argument can keep the tab busy. Past it, the string gets an
+// issue ("could not check pattern"), never a match.
+inline constexpr std::size_t kRegexStepsPerValidation = std::size_t{1} << 25;
+
+// Null when the pattern is outside the subset; *outside (when given) then says
+// why, naming the construct and its byte offset.
 struct RegexProgram;
-std::shared_ptr<const RegexProgram> compile_regex_program(std::string_view pattern);
-bool regex_program_search(const RegexProgram& program, std::string_view subject);
+std::shared_ptr<const RegexProgram> compile_regex_program(
+    std::string_view pattern, const UnicodePropertyOracle* properties = nullptr,
+    std::string* outside = nullptr);
+// steps_left (when given) is charged for the work done; std::length_error when
+// the search would need more.
+bool regex_program_search(const RegexProgram& program, std::string_view subject,
+                          std::size_t* steps_left = nullptr);
+std::size_t regex_program_size(const RegexProgram& program);
 
 // What the default engines share (json_schema_regex_vm.cpp): the pattern and
 // subject limits, and the linear-time matcher for the patterns in its subset.
@@ -90,6 +121,9 @@ class MatcherFirstEngine : public RegexEngine {
   std::variant<std::shared_ptr<const void>, std::string> compile(
       const std::string& pattern) const final;
   bool search(const void* compiled, const std::string& subject) const final;
+  bool search(const void* compiled, const std::string& subject,
+              std::size_t& steps_left) const final;
+  std::string backtracking_reason(const void* compiled) const final;
 
  protected:
   // A handle of the engine behind, or why the pattern is not valid there.

@@ -253,6 +253,16 @@ Regex Compiler::compile_regex(const std::string& pattern, const char* keyword,
   }
   auto handle = std::get<std::shared_ptr<const void>>(std::move(compiled));
   if (!handle) fail(keyword, path, "pattern '" + pattern + "' could not be compiled");
+  if (!allow_backtracking_patterns_) {
+    const std::string reason = program_.regex->backtracking_reason(handle.get());
+    if (!reason.empty()) {
+      fail(keyword, path,
+           "pattern '" + pattern + "' has " + reason +
+               ", which only a backtracking regex engine runs, with no bound on its time: a "
+               "model's argument could stall the page. Rewrite the pattern, or accept the risk "
+               "with the option allowBacktrackingPatterns: true");
+    }
+  }
   return Regex{std::move(handle), pattern};
 }
 

@@ -7,7 +7,8 @@
 // Speed: patterns in the common subset (literals, classes, groups,
 // alternation, quantifiers, ^ $ \b) run on json_schema_regex_vm.cpp's
 // linear-time matcher, 5-20x faster than std::regex; std::regex still compiles
-// every pattern, so syntax errors are the same either way.
+// every pattern, so syntax errors are the same either way. It runs the rest
+// only where the schema options allow backtracking patterns.
 //
 // Stack and time safety for the rest: libstdc++'s default (depth-first) executor recurses
 // once or more per subject character (a 100k-character string against "^a*$"
@@ -31,6 +32,7 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "json_schema.hpp"
 #include "json_schema_internal.hpp"
@@ -45,6 +47,7 @@ constexpr std::size_t kMaxQuantifierBound = 100000;
 struct Scan {
   std::string unsupported;  // why the default engine cannot take the pattern
   bool backreference = false;
+  std::string for_std_regex;  // the pattern with its group names dropped
 };
 
 // The value of the decimal digits at `i` (saturating: a bound of 40 digits must
@@ -74,6 +77,12 @@ std::pair<std::size_t, std::size_t> braces_at(const std::string& p, std::size_t 
   return {j + 1 - i, largest};
 }
 
+// "(?<name>" at i (not a lookbehind "(?<=" or "(?<!").
+bool named_group_at(const std::string& p, std::size_t i) {
+  return p.compare(i, 3, "(?<") == 0 && p.compare(i + 3, 1, "=") != 0 &&
+         p.compare(i + 3, 1, "!") != 0;
+}
+
 std::size_t capture_groups(const std::string& p) {
   std::size_t groups = 0;
   bool in_class = false;
@@ -84,11 +93,19 @@ std::size_t capture_groups(const std::string& p) {
       in_class = p[i] != ']';
     } else if (p[i] == '[') {
       in_class = true;
-    } else if (p[i] == '(' && (i + 1 >= p.size() || p[i + 1] != '?')) {
+    } else if (p[i] == '(' && (p.compare(i + 1, 1, "?") != 0 || named_group_at(p, i))) {
       ++groups;
     }
   }
   return groups;
+}
+
+bool ascii_identifier(const std::string& name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '$';
+  });
 }
 
 // ECMA-262 syntax std::regex lacks or reads differently, reported by name
@@ -100,6 +117,8 @@ Scan scan(const std::string& pattern) {
   bool in_class = false;
   bool after_quantifier = false;  // the previous token was a quantifier
   std::size_t depth = 0;
+  std::vector<std::string> names;  // of named groups
+  std::size_t copied = 0;          // of pattern, into out.for_std_regex
   for (std::size_t i = 0; i < pattern.size(); ++i) {
     const char c = pattern[i];
     const char next = i + 1 < pattern.size() ? pattern[i + 1] : '\0';
@@ -174,18 +193,35 @@ Scan scan(const std::string& pattern) {
       }
       if (next == '?' && i + 2 < pattern.size() && pattern[i + 2] == '<') {
         const char kind = i + 3 < pattern.size() ? pattern[i + 3] : '\0';
-        out.unsupported =
-            kind == '=' || kind == '!'
-                ? "lookbehind assertions ((?<=...), (?<!...)) are not supported by the "
-                  "default regex engine"
-                : "named groups ((?<name>...)) are not supported by the default "
-                  "regex engine";
-        return out;
+        if (kind == '=' || kind == '!') {
+          out.unsupported =
+              "lookbehind assertions ((?<=...), (?<!...)) are not supported by the "
+              "default regex engine";
+          return out;
+        }
+        const std::size_t close = pattern.find('>', i + 3);
+        const std::string name = pattern.substr(i + 3, close - (i + 3));
+        if (close == std::string::npos || !ascii_identifier(name)) {
+          out.unsupported =
+              "a group name that is not an ASCII identifier is not supported by the default "
+              "regex engine";
+          return out;
+        }
+        if (std::find(names.begin(), names.end(), name) != names.end()) {
+          out.unsupported = "duplicate group name '" + name + "'";  // as in JS
+          return out;
+        }
+        names.push_back(name);
+        // std::regex has no named groups; the name only labels a group.
+        out.for_std_regex.append(pattern, copied, i + 1 - copied);
+        copied = close + 1;
+        i = close;
       }
     } else if (c == ')') {
       if (depth > 0) --depth;
     }
   }
+  out.for_std_regex.append(pattern, copied);
 #ifdef __GLIBCXX__
   // libstdc++ can run back-references only on its backtracking executor,
   // which has no bound on its time: "(a+)+\\1$" against 30 a's and a b takes
@@ -211,7 +247,7 @@ class StdRegexEngine final : public schema_detail::MatcherFirstEngine {
 #ifdef __GLIBCXX__
       if (!found.backreference) flags |= std::regex_constants::__polynomial;
 #endif
-      return std::shared_ptr<const void>(std::make_shared<std::regex>(pattern, flags));
+      return std::shared_ptr<const void>(std::make_shared<std::regex>(found.for_std_regex, flags));
     } catch (const std::regex_error& e) {
       return std::string(e.what());
     }
@@ -227,6 +263,11 @@ class StdRegexEngine final : public schema_detail::MatcherFirstEngine {
 };
 
 }  // namespace
+
+// No Unicode tables natively: \p{...} is outside the linear-time subset here.
+const schema_detail::UnicodePropertyOracle* schema_detail::default_property_oracle() {
+  return nullptr;
+}
 
 const RegexEngine& default_regex_engine() {
   static const StdRegexEngine engine;

@@ -27,7 +27,13 @@ export function releaseWhenCollected(runtime, release) {
 export function leaseRegistry(core, options) {
   const registry = openRegistry(core);
   try {
-    if (options.stampSchemaExtensions) unwrap(registry.configure(JSON.stringify({ stampSchemaExtensions: true })));
+    if (options.stampSchemaExtensions || options.allowBacktrackingPatterns) {
+      const settings = {
+        stampSchemaExtensions: Boolean(options.stampSchemaExtensions),
+        allowBacktrackingPatterns: Boolean(options.allowBacktrackingPatterns),
+      };
+      unwrap(registry.configure(JSON.stringify(settings)));
+    }
   } catch (e) {
     registry.delete();
     throw e;

@@ -22,7 +22,8 @@ const page = `<!doctype html><meta charset="utf-8"><title>plain module</title>
   const patterns = ${JSON.stringify(patterns)};
   const schema = (properties) => ({ type: 'object', properties });
   try {
-    const runtime = await createRuntime({ url: '/agent' });
+    // The lookbehind needs a backtracking RegExp, which the page must allow.
+    const runtime = await createRuntime({ url: '/agent', allowBacktrackingPatterns: true });
     runtime.tools.register(browserTools.getCurrentLocation);
     const deltas = [];
     runtime.subscribe((c) => c.kind === 'text_appended' && deltas.push(c.delta));

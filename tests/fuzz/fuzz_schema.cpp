@@ -49,6 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   agui::SchemaOptions options;
   options.max_depth = 1 + size % 64;  // small depth limits too: every limit path
+  // Half the inputs also let backtracking patterns through, to reach the engine behind.
+  options.allow_backtracking_patterns = size % 2 == 1;
   try {
     auto compiled = CompiledSchema::compile(schema, options);
     if (const auto* error = std::get_if<SchemaCompileError>(&compiled)) {

@@ -87,9 +87,10 @@ for (const [args, issues] of CASES) {
 }
 
 /** Runs the rich scenario: one get_weather call per entry of `calls`, against `parameters`; returns what the handler saw and the tool messages. */
-async function richTurn(t, calls, parameters) {
+async function richTurn(t, calls, parameters, options = {}) {
   const seen = [];
   const rt = await open(t, {
+    ...options,
     url: server.url('rich'),
     forwardedProps: { calls },
     tools: [{ name: 'get_weather', description: 'w', parameters, handler: (args) => (seen.push(args), 'ok') }],
@@ -185,9 +186,38 @@ test('patterns are ECMA-262 as the page\'s own RegExp reads them: \\p{...}, look
       month: { type: 'string', pattern: '^(?<year>\\d{4})-(?<month>\\d{2})$' },
       initial: { type: 'string', pattern: '^.$' },
     },
-  });
+  }, { allowBacktrackingPatterns: true }); // the lookbehind needs the page's backtracking RegExp
   assert.deepEqual(seen, [{ name: 'Zo\u00eb', price: '$12', month: '2026-12', initial: '\u00e9' }, { initial: '\u{1F600}' }]);
   const refused = results.filter((m) => m.content !== 'ok').map((m) => JSON.parse(m.content));
   assert.deepEqual(refused.map((r) => r.details.map((d) => d.path)), [['/name'], ['/price'], ['/month'], ['/initial']]);
   assert.match(refused[0].details[0].message, /must match pattern '\^\\p\{L\}\+\$'/);
+});
+
+test('a pattern only a backtracking RegExp runs is refused at registration, unless the page allows it', T, async (t) => {
+  const parameters = { type: 'object', properties: { id: { type: 'string', pattern: '^(?=a)(a+)+$' } } };
+  const define = { name: 'lookup', description: 'l', parameters, handler: () => 1 };
+  const rt = await open(t, { url: server.url('text') });
+  const e = assertAguiError(() => rt.tools.register(define), 'invalid_schema');
+  assert.match(e.message, /pattern '\^\(\?=a\)\(a\+\)\+\$' has a lookahead/);
+  assert.match(e.message, /allowBacktrackingPatterns: true/);
+  assert.deepEqual(rt.tools.list(), []);
+  const allowed = await open(t, { url: server.url('text'), allowBacktrackingPatterns: true });
+  allowed.tools.register(define);
+  assert.equal(allowed.tools.list().length, 1);
+});
+
+test('nested counted repetition and named groups run on the linear-time matcher, with no backtracking RegExp behind', T, async (t) => {
+  const calls = [{ a: `${'a'.repeat(30)}b` }, { n: `${'a'.repeat(29)}b` }, { l: `${'\u00e9'.repeat(30)}1` }];
+  // A backtracking RegExp takes seconds on each (5.3 s, 9.2 s, over 15 s measured);
+  // the step bound itself is checked natively (json_schema_test.cpp).
+  const { seen, results } = await richTurn(t, calls, {
+    type: 'object',
+    properties: {
+      a: { type: 'string', pattern: '^(a{1,100}){1,100}$' },
+      n: { type: 'string', pattern: '^(?<n>a+)+$' },
+      l: { type: 'string', pattern: '^(\\p{L}+)+$' },
+    },
+  });
+  assert.deepEqual(seen, []);
+  assert.deepEqual(results.map((m) => JSON.parse(m.content).details.map((d) => d.path)), [['/a'], ['/n'], ['/l']]);
 });
