@@ -434,7 +434,8 @@ class Harness {
   }
 
   // The request body, written as text straight from the thread, is the
-  // RunAgentInput a tree built from the same parts would dump to: the thread's
+  // RunAgentInput a tree built from the same parts would dump to, key for key
+  // in the same order: the thread's
   // messages but activity, the tools the registry advertises now, the options.
   void check_run_input() {
     const json input = json::parse(driver_->run_input(), nullptr, false);
@@ -445,13 +446,14 @@ class Harness {
       if (role == nullptr || *role != "activity") messages.push_back(m);
     }
     const json state = driver_->thread().state();
+    // In @ag-ui/client's member order, which the body keeps.
     json expected = {{"threadId", driver_->thread_id()},
                      {"runId", last_run_},
-                     {"state", state.is_null() ? json::object() : state},
-                     {"messages", std::move(messages)},
                      {"tools", registry_->advertise()},
                      {"context", options_.context},
-                     {"forwardedProps", options_.forwarded_props}};
+                     {"forwardedProps", options_.forwarded_props},
+                     {"state", state.is_null() ? json::object() : state},
+                     {"messages", std::move(messages)}};
     if (input.contains("resume")) {
       AGUI_FUZZ_CHECK(input["resume"].is_array() && !input["resume"].empty(),
                       "a resume is a non-empty list");
