@@ -5,8 +5,26 @@
 # Debian's Chromium, the core suites again under AddressSanitizer and
 # UndefinedBehaviorSanitizer, and a short run of each libFuzzer target
 # (AGUI_FUZZ_SECONDS, default 45 per target).
+#
+#   tests/run.sh           # everything (what CI runs)
+#   tests/run.sh --quick   # for iteration: the core natively and the node tests
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+if [ "${1:-}" = --quick ]; then
+  npm_ci tests
+  npm_ci tests/third-party/copilotkit
+  build_native
+  build_wasm --target agui_core_module   # the package's module only, not the wasm suites
+  say "core suites, native"
+  "$ROOT/build/tests/agui_core_tests" --gtest_brief=1
+  say "node tests (the package against a real AG-UI server and CopilotKit's runtime)"
+  cd "$ROOT/tests"
+  node --test --test-concurrency=2 node/
+  say "quick run passed: the wasm suites, browser tests, sanitizers and fuzzers were not run"
+  exit 0
+fi
+[ $# -eq 0 ] || { echo "usage: tests/run.sh [--quick]" >&2; exit 2; }
 
 npm_ci tests
 npm_ci tests/third-party/copilotkit   # CopilotKit's runtime, for tests/node/copilotkit.test.mjs
