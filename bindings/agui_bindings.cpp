@@ -11,10 +11,10 @@
 #include <string>
 #include <type_traits>
 
-#include "error.hpp"
-#include "json_text.hpp"
-#include "round_driver.hpp"
-#include "tool_registry.hpp"
+#include "common/error.hpp"
+#include "common/json_text.hpp"
+#include "client/round_driver.hpp"
+#include "client/tool_registry.hpp"
 
 namespace {
 
@@ -287,6 +287,23 @@ std::string error_codes() {
   return codes.dump();
 }
 
+// The core's other vocabularies, each defined once in C++, for the tests that
+// keep the package's mirrors (index.js, index.d.ts) equal to them.
+std::string vocabulary() {
+  json kinds = json::array();
+  json problems = json::array();
+#define AGUI_X(id, wire) kinds.push_back(wire);
+  AGUI_CHANGE_KINDS(AGUI_X)
+#undef AGUI_X
+#define AGUI_X(id, wire) problems.push_back(wire);
+  AGUI_PROBLEM_CODES(AGUI_X)
+#undef AGUI_X
+  return json{{"changeKinds", kinds},
+              {"problemCodes", problems},
+              {"maxFrontendToolRounds", kMaxFrontendToolRounds}}
+      .dump();
+}
+
 // Bytes of the wasm heap in use by live allocations. The memory itself never
 // shrinks (WebAssembly cannot give pages back); this is what tests and the
 // bench read to see that a disposed runtime freed everything it held.
@@ -298,6 +315,7 @@ double heap_in_use() { return static_cast<double>(mallinfo().uordblks); }
 EMSCRIPTEN_BINDINGS(agui_client_tools) {
   using namespace emscripten;
   function("errorCodes", &error_codes);
+  function("vocabulary", &vocabulary);
   function("heapInUse", &heap_in_use);
   class_<Registry>("Registry")
       .constructor<>()

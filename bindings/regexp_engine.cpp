@@ -4,7 +4,7 @@
 // module ships no regex engine of its own (std::regex, with the locale code
 // it pulls in, was 42 KB of the module's 175 KB gzipped).
 //
-// Patterns in the linear-time matcher's subset (json_schema_regex_vm.cpp) still
+// Patterns in the linear-time matcher's subset (wasm/schema/regex_vm.cpp) still
 // run there: no call out of wasm, no string copy, no backtracking; for their
 // \p{...} classes the host answers per code point (HostPropertyOracle). The
 // host compiles every pattern, so what is valid is what the host says is
@@ -12,8 +12,8 @@
 // allows backtracking patterns.
 //
 // This file sits in bindings/ because it includes <emscripten.h>; the core
-// keeps none. The wasm build compiles it into the core (CMakeLists.txt), so
-// the module and the wasm GoogleTest suite run on the same engine.
+// keeps none. It is built as agui_regex_host (bindings/CMakeLists.txt), which
+// the module and the wasm GoogleTest suite both link, so both run on this engine.
 #include <emscripten.h>
 
 #include <cstdint>
@@ -25,8 +25,8 @@
 #include <variant>
 #include <vector>
 
-#include "json_schema.hpp"
-#include "json_schema_internal.hpp"
+#include "schema/json_schema.hpp"
+#include "schema/internal/program.hpp"
 
 // The compiled RegExps live in a table on the module, by number. A failure
 // leaves its message there for agui_regexp_error() to copy out. Strings cross

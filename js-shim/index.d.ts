@@ -8,7 +8,7 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 /** A JSON Schema (draft 7, plus $defs / prefixItems / dependentRequired). */
 export type JsonSchema = { [key: string]: Json } | boolean;
 
-/** The error codes the core reports (defined once, in wasm/error.hpp). */
+/** The error codes the core reports (defined once, in wasm/common/error.hpp). */
 export type ErrorCode =
   | 'invalid_tool'
   | 'duplicate_tool'
@@ -190,12 +190,47 @@ export interface Status {
 }
 
 /** A rule the stream broke (see README, "Ordering rules"). The round cap is not one: it arrives as turn_ended. */
+/** The codes of a Problem (defined once, in wasm/protocol/kinds.hpp; docs/ordering.md says what each means). */
+export type ProblemCode =
+  | 'invalid_event'
+  | 'invalid_json'
+  | 'invalid_utf8'
+  | 'truncated_event'
+  | 'unknown_event'
+  | 'limit_exceeded'
+  | 'missing_field'
+  | 'before_run_started'
+  | 'after_run_end'
+  | 'second_run_started'
+  | 'run_id_mismatch'
+  | 'wrong_thread'
+  | 'invalid_outcome'
+  | 'unknown_outcome'
+  | 'unknown_message'
+  | 'duplicate_message'
+  | 'invalid_message'
+  | 'activity_message'
+  | 'not_activity'
+  | 'already_started'
+  | 'already_ended'
+  | 'unclosed_message'
+  | 'unknown_tool_call'
+  | 'duplicate_tool_call'
+  | 'parent_not_assistant'
+  | 'not_open'
+  | 'after_end'
+  | 'unclosed_tool_call'
+  | 'duplicate_result'
+  | 'patch_failed'
+  | 'unknown_pending_call'
+  | 'invalid_response_schema';
+
 export interface Problem {
   kind: 'problem';
   /** The event's position in its run, from 0. */
   index: number;
   eventType: string;
-  code: string;
+  code: ProblemCode;
   message: string;
   /** true: the run was stopped. */
   fatal: boolean;

@@ -1,5 +1,5 @@
 // The error the public API throws. `code` is one of the core's error codes
-// (wasm/error.hpp is their one definition; ERROR_CODES mirrors it and a test
+// (wasm/common/error.hpp is their one definition; ERROR_CODES mirrors it and a test
 // keeps the two in step).
 export const ERROR_CODES = Object.freeze([
   'invalid_tool',

@@ -1,6 +1,38 @@
 // Shared bench helpers: medians, formatting, a fake fetch that streams prepared SSE chunks, and SSE framing of
 // small scripted runs (tool calls, text) for the round and memory benches.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { encodeEvents, runFinished, runStarted } from './generate.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * The core's sources as CMakeLists.txt lists them in agui_core (one list, so a file moved in wasm/ reaches the benches),
+ * and the build's default regex engine: std::regex natively, the host's RegExp (bindings/) in wasm.
+ */
+export function coreSources({ wasm }) {
+  const cmake = fs.readFileSync(path.join(ROOT, 'CMakeLists.txt'), 'utf8');
+  const block = /add_library\(agui_core STATIC([^)]*)\)/.exec(cmake)[1];
+  const listed = block.split('\n').map((l) => l.replace(/#.*/, '').trim()).filter(Boolean);
+  const engine = wasm ? 'bindings/regexp_engine.cpp' : 'wasm/schema/std_regex_engine.cpp';
+  return [...listed, engine].map((f) => path.join(ROOT, f));
+}
+
+/** Every header under wasm/, for the benches that rebuild when one changes. */
+export const coreHeaders = () =>
+  fs.readdirSync(path.join(ROOT, 'wasm'), { recursive: true }).filter((f) => f.endsWith('.hpp')).map((f) => path.join(ROOT, 'wasm', f));
+
+/** Builds a native bench target of tests/bench/CMakeLists.txt (O2 with symbols, incrementally) and returns its path. */
+export function buildNativeBench(target, { stdio = 'inherit' } = {}) {
+  const dir = path.join(ROOT, 'build-bench');
+  if (!fs.existsSync(path.join(dir, 'CMakeCache.txt'))) {
+    execFileSync('cmake', ['-S', ROOT, '-B', dir, '-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DAGUI_BUILD_TESTS=OFF', '-DAGUI_BUILD_BENCHES=ON'], { stdio });
+  }
+  execFileSync('cmake', ['--build', dir, '--target', target, '-j2'], { stdio });
+  return path.join(dir, 'tests/bench', target);
+}
 
 export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);

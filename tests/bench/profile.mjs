@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeStream } from './generate.mjs';
-import { streamFetch } from './common.mjs';
+import { buildNativeBench, streamFetch } from './common.mjs';
 import { topFunctions } from './cpuprofile-top.mjs';
 import { feedBytes } from '../../js-shim/src/core.js';
 
@@ -39,13 +39,7 @@ async function roundLoop(calls = 1, turns = 2000) {
   console.log(`round overhead, ${calls} call(s): median ${samples[samples.length >> 1].toFixed(0)} µs over ${samples.length} turns`);
 }
 
-function buildNative() {
-  const wasm = path.join(ROOT, 'wasm');
-  const sources = fs.readdirSync(wasm).filter((f) => f.endsWith('.cpp')).map((f) => path.join(wasm, f));
-  const bin = path.join(OUT, 'stream_native');
-  execFileSync('g++', ['-O2', '-g', '-std=c++20', `-I${wasm}`, path.join(here, 'stream_native.cpp'), ...sources, '-o', bin], { stdio: 'inherit' });
-  return bin;
-}
+const buildNative = () => buildNativeBench('stream_native');
 
 function callgrind(bin, args, label) {
   const out = path.join(OUT, `callgrind.${label}.out`);

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "round_driver.hpp"
-#include "tool_registry.hpp"
+#include "client/round_driver.hpp"
+#include "client/tool_registry.hpp"
 
 using agui::json;
 

@@ -1,4 +1,4 @@
-// Native validation bench (built by tests/bench/run.mjs with g++ -O2 against wasm/json_schema*.cpp): compiles each
+// Native validation bench (a CMake target, tests/bench/CMakeLists.txt; built by validation.mjs): compiles each
 // schema of a bench set once and validates its instances round-robin; prints validations/s as JSON.
 //   validate_native SET.json [seconds-per-sample=0.3] [samples=5]
 #include <algorithm>
@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "json_schema.hpp"
+#include "schema/json_schema.hpp"
 
 using agui::json;
 

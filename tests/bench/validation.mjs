@@ -9,7 +9,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { feedBytes, loadCore } from '../../js-shim/src/core.js';
 import '../../js-shim/src/node.js'; // sets the node binary loader loadCore() uses
 import { encodeEvents, runFinished, runStarted } from './generate.mjs';
-import { median } from './common.mjs';
+import { buildNativeBench, median } from './common.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const ROOT = path.resolve(here, '../..');
@@ -163,26 +163,16 @@ export async function wasmBench(set) {
   }
 }
 
-/** Builds validate_native (when a source is newer than the binary) and runs it; null when the validator is absent. */
+/** Builds validate_native (the CMake target, incrementally) and runs it. */
 export function nativeBench(setFile) {
-  const wasmDir = path.join(ROOT, 'wasm');
-  if (!fs.existsSync(path.join(wasmDir, 'json_schema.cpp'))) return { skipped: 'wasm/json_schema.cpp is not there yet' };
-  // The validator's sources, and the UTF-8 decoder its regex matcher reads subjects with.
-  const sources = fs.readdirSync(wasmDir).filter((f) => /^(json_schema.*|utf8)\.cpp$/.test(f)).map((f) => path.join(wasmDir, f));
-  const driver = path.join(here, 'validate_native.cpp');
-  const bin = path.join(OUT, 'validate_native');
-  fs.mkdirSync(OUT, { recursive: true });
-  const inputs = [driver, ...sources, ...fs.readdirSync(wasmDir).filter((f) => /^(json_schema.*|utf8)\.hpp$/.test(f)).map((f) => path.join(wasmDir, f))];
-  const stale = !fs.existsSync(bin) || inputs.some((f) => fs.statSync(f).mtimeMs > fs.statSync(bin).mtimeMs);
-  if (stale) {
-    try {
-      execFileSync('g++', ['-O2', '-std=c++20', `-I${wasmDir}`, driver, ...sources, '-o', bin], { stdio: ['ignore', 'ignore', 'pipe'] });
-    } catch (e) {
-      return { skipped: `g++ failed: ${String(e.stderr ?? e.message).split('\n').slice(0, 4).join(' | ')}` };
-    }
+  let bin;
+  try {
+    bin = buildNativeBench('validate_native', { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (e) {
+    return { skipped: `the native build failed: ${String(e.stderr ?? e.message).split('\n').slice(0, 4).join(' | ')}` };
   }
   const out = execFileSync(bin, [path.join(ROOT, setFile), '0.25', '5'], { encoding: 'utf8' });
-  return { ...JSON.parse(out), built: stale ? 'rebuilt' : 'cached' };
+  return { ...JSON.parse(out) };
 }
 
 export async function validationBench() {

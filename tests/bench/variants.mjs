@@ -13,7 +13,7 @@ import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { makeStream } from './generate.mjs';
-import { median, scriptedRun } from './common.mjs';
+import { coreHeaders, coreSources, median, scriptedRun } from './common.mjs';
 import { analyse } from './wasm-size.mjs';
 import { feedBytes, heapText } from '../../js-shim/src/core.js';
 
@@ -62,13 +62,9 @@ const VARIANTS = [
   { name: 'stream-files-O2', objects: 'hotO2', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', EH] },
 ];
 
-// The wasm build's sources, as CMakeLists.txt lists them: the core without its native regex engine (std::regex),
-// with the host's RegExp lent instead, and the bindings.
-function sources() {
-  const wasm = path.join(ROOT, 'wasm');
-  const core = fs.readdirSync(wasm).filter((f) => f.endsWith('.cpp') && f !== 'json_schema_regex.cpp');
-  return [...core.map((f) => path.join(wasm, f)), ...['regexp_engine.cpp', 'agui_bindings.cpp'].map((f) => path.join(ROOT, 'bindings', f))];
-}
+// The wasm build's sources: the core as CMakeLists.txt lists it, the host's RegExp lent as its regex engine, and the
+// bindings.
+const sources = () => [...coreSources({ wasm: true }), path.join(ROOT, 'bindings', 'agui_bindings.cpp')];
 
 const newest = (files) => Math.max(...files.map((f) => fs.statSync(f).mtimeMs));
 
@@ -88,7 +84,7 @@ async function build() {
   fs.mkdirSync(nlohmann, { recursive: true });
   if (!fs.existsSync(path.join(nlohmann, 'nlohmann'))) fs.symlinkSync('/usr/include/nlohmann', path.join(nlohmann, 'nlohmann'));
   const srcs = sources();
-  const headers = fs.readdirSync(path.join(ROOT, 'wasm')).filter((f) => f.endsWith('.hpp')).map((f) => path.join(ROOT, 'wasm', f));
+  const headers = coreHeaders();
   const stamp = newest([...srcs, ...headers]);
   const objects = {};
   const jobs = [];

@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "fuzz_support.hpp"
-#include "round_driver.hpp"
-#include "tool_registry.hpp"
+#include "client/round_driver.hpp"
+#include "client/tool_registry.hpp"
 
 namespace {
 

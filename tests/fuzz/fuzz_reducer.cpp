@@ -10,11 +10,11 @@
 #include <unordered_set>
 #include <vector>
 
-#include "event_reducer.hpp"
+#include "protocol/event_reducer.hpp"
 #include "fuzz_support.hpp"
-#include "json_text.hpp"
-#include "sse_parser.hpp"
-#include "thread.hpp"
+#include "common/json_text.hpp"
+#include "protocol/sse_parser.hpp"
+#include "protocol/thread.hpp"
 
 namespace {
 
@@ -130,7 +130,7 @@ static void check_key_order(std::string_view data, const Thread& thread) {
                   "the state holds the snapshot's keys in another order");
 }
 
-// The reducer's flat reader (json_text.hpp) takes a line only when nlohmann's
+// The reducer's flat reader (wasm/common/json_text.hpp) takes a line only when nlohmann's
 // parser takes it too, and decodes it to the same object.
 static void check_flat_reader(std::string_view line) {
   agui::FlatMember members[12];

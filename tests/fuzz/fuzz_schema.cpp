@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "fuzz_support.hpp"
-#include "json_schema.hpp"
+#include "schema/json_schema.hpp"
 
 namespace {
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "fuzz_support.hpp"
-#include "sse_parser.hpp"
-#include "utf8.hpp"
+#include "protocol/sse_parser.hpp"
+#include "common/utf8.hpp"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "json.hpp"
+#include "common/json.hpp"
 
 // An invariant that must hold on every input: report it and stop (libFuzzer
 // records the input as a crash).

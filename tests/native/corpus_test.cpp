@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <unordered_map>
 
-#include "event_reducer.hpp"
-#include "sse_parser.hpp"
+#include "protocol/event_reducer.hpp"
+#include "protocol/sse_parser.hpp"
 #include "test_support.hpp"
 
 namespace agui {

@@ -1,10 +1,10 @@
 // The reducer: every AG-UI 1.0 event folded into the thread, every ordering
 // rule reported with the event's index and type, and the changes a UI reads.
-#include "event_reducer.hpp"
+#include "protocol/event_reducer.hpp"
 
 #include <gtest/gtest.h>
 
-#include "sse_parser.hpp"
+#include "protocol/sse_parser.hpp"
 #include "test_support.hpp"
 
 namespace agui {
@@ -568,7 +568,7 @@ TEST(EventReducer, TheDeltaFastPathDoesWhatTheFullPathDoes) {
       text.reducer.apply_data(data);
       json e = parse_json(data);
       if (e.is_discarded()) {
-        parsed.reducer.report("invalid_json", "(the same event, not JSON)", false);
+        parsed.reducer.report(ProblemCode::kInvalidJson, "(the same event, not JSON)", false);
       } else {
         parsed.reducer.apply(e);
       }

@@ -5,11 +5,11 @@
 
 #include <string>
 
-#include "json.hpp"
-#include "json_text.hpp"
-#include "round_driver.hpp"
+#include "common/json.hpp"
+#include "common/json_text.hpp"
+#include "client/round_driver.hpp"
 #include "test_support.hpp"
-#include "tool_registry.hpp"
+#include "client/tool_registry.hpp"
 
 namespace agui {
 namespace {

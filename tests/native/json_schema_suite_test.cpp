@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "json_schema.hpp"
+#include "schema/json_schema.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 // natively, where that engine is std::regex, and in wasm, where it is the
 // host's RegExp (bindings/regexp_engine.cpp); where the two differ the test
 // says what each does. Both run the linear-time matcher on its subset.
-#include "json_schema.hpp"
+#include "schema/json_schema.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "json_schema_internal.hpp"  // the linear-time regex matcher
+#include "schema/internal/program.hpp"  // the linear-time regex matcher
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>

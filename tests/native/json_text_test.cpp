@@ -1,11 +1,11 @@
 // The hot path's JSON text helpers, each held to what nlohmann_json does with
 // the same text: the flat reader takes only what the parser would take (and
 // decodes it the same), the writer writes what dump() writes.
-#include "json_text.hpp"
+#include "common/json_text.hpp"
 
 #include <gtest/gtest.h>
 
-#include "json.hpp"
+#include "common/json.hpp"
 
 namespace agui {
 namespace {

@@ -3,7 +3,7 @@
 // owns the tool (issue 18 §2); and where the tool messages a host sends go.
 #include <gtest/gtest.h>
 
-#include "round_driver.hpp"
+#include "client/round_driver.hpp"
 #include "test_support.hpp"
 
 namespace agui {

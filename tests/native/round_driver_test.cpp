@@ -1,6 +1,6 @@
 // The round driver: the client-tool loop, the round cap, approvals, interrupts,
 // at-most-once execution, aborts and export/import.
-#include "round_driver.hpp"
+#include "client/round_driver.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "round_driver.hpp"
+#include "client/round_driver.hpp"
 #include "test_support.hpp"
 
 namespace agui {

@@ -1,6 +1,6 @@
 // The SSE parser against the WHATWG event-stream rules, one rule per test, and a
 // realistic stream that must parse identically however it is chunked.
-#include "sse_parser.hpp"
+#include "protocol/sse_parser.hpp"
 
 #include <gtest/gtest.h>
 

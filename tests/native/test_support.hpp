@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "json.hpp"
-#include "round_driver.hpp"
-#include "tool_registry.hpp"
+#include "common/json.hpp"
+#include "client/round_driver.hpp"
+#include "client/tool_registry.hpp"
 
 namespace agui::test {
 

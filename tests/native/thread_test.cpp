@@ -1,5 +1,5 @@
 // The thread's indices: O(1) lookups that stay right through inserts and snapshots.
-#include "thread.hpp"
+#include "protocol/thread.hpp"
 
 #include <gtest/gtest.h>
 
@@ -165,8 +165,8 @@ TEST(Thread, MergeMetadataIsShallowLastWriteWins) {
 
 TEST(ChangeLog, TakeDrains) {
   ChangeLog log;
-  log.record("a");
-  log.record("b");
+  log.record(ChangeKind::kTurnStarted);
+  log.record(ChangeKind::kTurnEnded);
   json taken = log.take();
   EXPECT_EQ(taken.size(), 2u);
   EXPECT_TRUE(log.empty());
@@ -175,30 +175,30 @@ TEST(ChangeLog, TakeDrains) {
 
 TEST(ChangeLog, RecordsAreWrittenAsTheyAreBuilt) {
   ChangeLog log;
-  log.record("r1")
+  log.record(ChangeKind::kRunStarted)
       .str("s", "a \"quoted\"\nline")
       .num("n", -42)
       .flag("f", true)
       .value("v", {{"x", {1, 2}}});
   {
-    auto r = log.record("r2");
+    auto r = log.record(ChangeKind::kRoundStarted);
     r.str("first", "1");
     // Fields added under a condition; the record closes at the end of the scope.
     if (log.size() == 2) r.str("second", "2");
   }
   // Invalid UTF-8 becomes U+FFFD, as dump() with error_handler_t::replace does.
-  log.push("r3", "bad", json(std::string("ok\xff")));
+  log.push(ChangeKind::kEvent, "bad", json(std::string("ok\xff")));
   const std::string text = log.take_text();
   json taken = json::parse(text);  // one well-formed array
   ASSERT_EQ(taken.size(), 3u);
-  EXPECT_EQ(taken[0], (json{{"kind", "r1"},
+  EXPECT_EQ(taken[0], (json{{"kind", "run_started"},
                             {"s", "a \"quoted\"\nline"},
                             {"n", -42},
                             {"f", true},
                             {"v", {{"x", {1, 2}}}}}));
-  EXPECT_EQ(taken[1], (json{{"kind", "r2"}, {"first", "1"}, {"second", "2"}}));
+  EXPECT_EQ(taken[1], (json{{"kind", "round_started"}, {"first", "1"}, {"second", "2"}}));
   EXPECT_EQ(taken[2]["bad"], "ok\xEF\xBF\xBD");
-  EXPECT_EQ(text.rfind("[{\"kind\":\"r1\"", 0), 0u) << "kind comes first: " << text;
+  EXPECT_EQ(text.rfind("[{\"kind\":\"run_started\"", 0), 0u) << "kind comes first: " << text;
 }
 
 }  // namespace

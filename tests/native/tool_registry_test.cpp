@@ -1,7 +1,7 @@
 // The tool registry: validation at registration (with the exact complaint),
 // an unchanged registry after every failure, and what advertise(), catalog()
 // and list() hand out.
-#include "tool_registry.hpp"
+#include "client/tool_registry.hpp"
 
 #include <gtest/gtest.h>
 

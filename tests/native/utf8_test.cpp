@@ -1,6 +1,6 @@
 // UTF-8 repair as TextDecoder does it: one U+FFFD per maximal subpart. The
 // expected strings are what node's TextDecoder printed for the same bytes.
-#include "utf8.hpp"
+#include "common/utf8.hpp"
 
 #include <gtest/gtest.h>
 

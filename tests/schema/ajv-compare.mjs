@@ -85,7 +85,7 @@ function runAjvFile(file) {
 }
 
 // Where ajv (draft-07 mode, default options) and the labels part ways, and why.
-// Our validator follows the labels (bench_native.cpp checks that).
+// Our validator follows the labels (tests/bench/schema_native.cpp checks that).
 const knownAjvDifferences = [
   {
     schema: 'place_order',

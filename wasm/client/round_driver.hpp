@@ -1,0 +1,201 @@
+// The round driver: one thread's client-tool loop, as a state machine that never
+// does I/O. The host (the JS shim) feeds it the bytes of each run and the
+// results of the handlers it was asked to run; every call answers with a Step,
+// the JSON object that says what the host must do next:
+//
+//   {"run": {"runId"}}                POST run_input() and feed back the stream
+//   {"execute": [{toolCallId, name, args, timeoutMs}, ...]}
+//                                     start these handlers now (each at most once)
+//   {"done": {"reason": "done" | "round_limit" | "aborted" | "run_error" | "cancelled",
+//             "message"?, "code"?}}   the turn is over
+//   {"error": {"code", "message"}}    the call was refused; nothing changed
+//
+// A step may carry several of these ("execute" and "run" never together).
+// What changed in the thread is drained separately with take_changes().
+// The RunAgentInput of a run is written as JSON text once, straight from the
+// thread (no copy of the messages is built): run_input() holds it, and it is
+// the request body as it goes out, never parsed and re-written on the way.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <variant>
+#include <vector>
+
+#include "client/driver_options.hpp"
+#include "client/tool_registry.hpp"
+#include "common/error.hpp"
+#include "common/json.hpp"
+#include "protocol/event_reducer.hpp"
+#include "protocol/sse_parser.hpp"
+#include "protocol/thread.hpp"
+
+namespace agui {
+
+class RoundDriver {
+ public:
+  RoundDriver(std::shared_ptr<const ToolRegistry> registry, std::string thread_id,
+              DriverOptions options = {});
+  // Restores a thread exported by export_thread(). Calls whose handler had
+  // started are closed with an error result (they may have completed); pending
+  // approvals come back pending. Call continue_turn() next.
+  static std::variant<std::unique_ptr<RoundDriver>, Error> from_export(
+      std::shared_ptr<const ToolRegistry> registry, const json& exported,
+      DriverOptions options = {});
+
+  // Starts a turn with a user message (a string) or messages (an array of AG-UI
+  // messages; ids are added where missing). A turn in progress is superseded:
+  // its run is abandoned and its open calls are closed as cancelled. Bad input
+  // is refused before anything changes.
+  json send(const json& text_or_messages);
+  // The bytes of the run `run_id`'s response body, in any chunking.
+  json feed(std::string_view run_id, std::string_view bytes);
+  json end_of_stream(std::string_view run_id);
+  // The run could not be read (HTTP error, wrong content type, network).
+  json transport_failed(std::string_view run_id, std::string message);
+
+  // A handler's result: `content` is the tool message content as the host
+  // serialised it (a string as is, anything else as JSON text).
+  json submit_result(std::string_view tool_call_id, std::string content);
+  json submit_error(std::string_view tool_call_id, std::string message);
+
+  json approve(std::string_view thread_id, std::string_view tool_call_id);
+  json reject(std::string_view thread_id, std::string_view tool_call_id, std::string reason);
+  json resolve_interrupt(std::string_view interrupt_id, json payload);
+  json cancel_interrupt(std::string_view interrupt_id, std::string reason);
+
+  json abort(std::string reason);
+  // After from_export(): the step that carries the turn on (may be empty).
+  json continue_turn();
+
+  // The RunAgentInput of the run last started, as JSON text: the request body.
+  const std::string& run_input() const { return run_input_; }
+
+  json take_changes() { return changes_.take(); }
+  std::string take_changes_text() { return changes_.take_text(); }  // the same, as JSON text
+  bool changes_empty() const { return changes_.empty(); }
+  // {phase, round, runId?, pendingApprovals:[...], pendingInterrupts:[...], running:[ids]}
+  json status() const;
+  json export_thread() const;
+
+  const Thread& thread() const { return thread_; }
+  const std::string& thread_id() const { return thread_.id(); }
+  const DriverOptions& options() const { return options_; }
+  // Tool calls whose handlers this driver started or answered, ever.
+  bool answered_or_started(std::string_view tool_call_id) const {
+    return handled_.count(std::string(tool_call_id)) != 0;
+  }
+  // The calls an interrupt deferred to its resume: the only calls a request may
+  // carry without a tool message.
+  const std::vector<std::string>& deferred_calls() const { return deferred_; }
+
+ private:
+  enum class Phase { kIdle, kRunning, kAwaiting };
+  enum class CallStatus { kPendingApproval, kRunning, kAnswered };
+  struct Call {
+    std::string id;
+    std::string name;
+    json args;
+    CallStatus status = CallStatus::kRunning;
+    std::string content;  // when answered
+    std::optional<std::string> error;
+  };
+  struct Interrupt {
+    json interrupt;
+    std::shared_ptr<const CompiledSchema> response_schema;
+  };
+
+  json start_run(json step = json::object());
+  void write_run_input();
+  json after_run();
+  json after_interrupt(const json& interrupts);
+  std::vector<std::string> outstanding_calls(const json& outcome);
+  json fail_run(std::string message, std::string code);
+  // Starts (or asks approval for) each call it may run; answers the others
+  // with an error result saying why not (why_not_run).
+  json dispatch(const std::vector<std::string>& outstanding);
+  struct Refusal {
+    std::string message;
+    json details = nullptr;
+  };
+  std::optional<Refusal> why_not_run(const Call& call, const json& tool_call, const Tool* tool,
+                                     bool at_cap, json& args);
+  std::optional<Refusal> parse_arguments(const std::string& id, const json& tool_call, json& args);
+  json end_at_round_cap(json step);
+  // Import (thread_export.cpp), part by part.
+  void restore_thread(const json& e);
+  void restore_interrupts(const json& e);
+  void restore_calls(const json& e);
+  void close_streamed_calls(const json& e);
+  json maybe_complete_round(json step);
+  json end_turn(json step, std::string reason, std::string message = {}, std::string code = {},
+                const std::vector<std::string>& closed_calls = {});
+  void close_open_calls(const std::string& why);
+  void close_unanswered_client_calls(const std::string& why);
+  void close_deferred_calls(const std::string& why);
+  void close_calls(const std::vector<std::string>& ids, const std::string& why);
+  // Gives every tool call in the thread without a tool message an error result
+  // saying no result came, whoever owns the tool, but those in `keep` (calls an
+  // interrupt deferred to its resume, calls of the round still awaited).
+  void close_calls_left_open(const std::unordered_set<std::string>& keep);
+  std::unordered_set<std::string> calls_held_open() const;
+  void answer(Call& call, std::string content, std::optional<std::string> error);
+  // The call's tool_call_status record: {toolCallId, name, status, error?}.
+  void record_status(const Call& call, std::string_view status,
+                     const std::optional<std::string>& error = std::nullopt);
+  void answer_with_error(Call& call, const std::string& message, json details = nullptr);
+  // The answered calls' tool messages, each right after the assistant message
+  // holding its call, in one pass over the thread; a call that has a tool
+  // message already gets no second one.
+  void append_tool_messages(const std::vector<Call>& calls);
+  Call* find_call(std::string_view id);
+  void clear_round();
+  Call& add_to_round(Call call);
+  std::string next_id(const char* kind);
+  json approval_json(const Call& call) const;
+  // The call waiting for the user's decision on thread `thread_id`, or null with
+  // `refusal` saying why there is none (another thread, unknown, answered).
+  Call* pending_approval(std::string_view thread_id, std::string_view tool_call_id, json& refusal);
+  // Marks the call running and adds it to the step's "execute".
+  void start_handler(Call& call, const Tool& tool, json& step);
+  static json issue_details(const std::vector<SchemaIssue>& issues);
+  json refuse(ErrorCode code, std::string message) const;
+  json cancel_pending_interrupts(const std::string& reason);
+  // A resume entry for the next run ({interruptId, status, payload?}) and its
+  // interrupt_answered record; the caller takes the interrupt off the list.
+  void answer_interrupt(const json& interrupt_id, std::string_view status, json payload);
+  bool streaming(std::string_view run_id) const;
+
+  std::shared_ptr<const ToolRegistry> registry_;
+  DriverOptions options_;
+  Thread thread_;
+  ChangeLog changes_;
+  EventReducer reducer_;
+  std::unique_ptr<SseParser> sse_;
+  std::vector<SseEvent> sse_events_;
+
+  Phase phase_ = Phase::kIdle;
+  std::string run_id_;
+  std::string run_input_;     // the RunAgentInput of run_id_, as JSON text
+  std::string tools_text_;    // the registry's advertise(), as JSON text...
+  std::uint64_t tools_revision_ = ~std::uint64_t{0};  // ...at this revision (none yet)
+  int rounds_ = 0;  // follow-up runs sent in this turn
+  std::uint64_t id_counter_ = 0;
+  std::vector<Call> round_;                  // this round's client calls, in call order
+  std::unordered_map<std::string, std::size_t> round_index_;  // toolCallId -> place in round_
+  std::size_t round_answered_ = 0;  // round_[0, this) are answered: the round's progress
+  std::unordered_set<std::string> handled_;  // at most once, keyed by toolCallId
+  std::vector<Interrupt> interrupts_;        // pending
+  json resume_ = json::array();              // answers to send on the next run
+  std::vector<std::string> deferred_;        // client calls an interrupted run left for its resume
+  std::string repeat_key_;
+  int repeat_count_ = 0;
+};
+
+}  // namespace agui

@@ -1,0 +1,57 @@
+// The change log's records, written as JSON text as they happen. See change_log.hpp.
+#include "protocol/change_log.hpp"
+
+#include "common/json_text.hpp"
+
+namespace agui {
+
+ChangeLog::Record ChangeLog::record(ChangeKind kind) {
+  if (count_++ != 0) text_ += ',';
+  text_ += "{\"kind\":";
+  write_json_string(text_, to_string(kind));
+  return Record(*this);
+}
+
+void ChangeLog::Record::key(std::string_view key) {
+  log_.text_ += ',';
+  write_json_string(log_.text_, key);
+  log_.text_ += ':';
+}
+
+ChangeLog::Record& ChangeLog::Record::str(std::string_view key, std::string_view value) {
+  this->key(key);
+  write_json_string(log_.text_, value);
+  return *this;
+}
+
+ChangeLog::Record& ChangeLog::Record::num(std::string_view key, long long value) {
+  this->key(key);
+  log_.text_ += std::to_string(value);
+  return *this;
+}
+
+ChangeLog::Record& ChangeLog::Record::flag(std::string_view key, bool value) {
+  this->key(key);
+  log_.text_ += value ? "true" : "false";
+  return *this;
+}
+
+// As the bindings dump every value: a stray invalid byte becomes U+FFFD rather
+// than an exception in the middle of a stream.
+ChangeLog::Record& ChangeLog::Record::value(std::string_view key, const json& value) {
+  this->key(key);
+  write_json(log_.text_, value);
+  return *this;
+}
+
+std::string ChangeLog::take_text() {
+  std::string out = std::move(text_);
+  out += ']';
+  text_.assign(1, '[');  // (not `= "["`: g++ 12 warns falsely on it, -Wrestrict)
+  count_ = 0;
+  return out;
+}
+
+json ChangeLog::take() { return json::parse(take_text()); }
+
+}  // namespace agui
