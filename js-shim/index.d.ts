@@ -189,7 +189,7 @@ export interface Status {
   running: string[];
 }
 
-/** A rule the stream broke (see README, "Ordering rules"). The round cap is not one: it arrives as turn_ended. */
+/** A rule the stream broke (see docs/ordering.md). The round cap is not one: it arrives as turn_ended. */
 export interface Problem {
   kind: 'problem';
   /** The event's position in its run, from 0. */

@@ -18,7 +18,7 @@ namespace agui {
 
 
 // What changed, for a UI that must not re-read the whole thread per event. Each
-// record is a small JSON object with a "kind"; see README, "Changes". Records
+// record is a small JSON object with a "kind"; see docs/changes.md. Records
 // are kept as JSON text, written as they happen: the host takes them as one
 // array to parse, and nothing is built twice.
 class ChangeLog {
