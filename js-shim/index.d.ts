@@ -189,7 +189,6 @@ export interface Status {
   running: string[];
 }
 
-/** A rule the stream broke (see README, "Ordering rules"). The round cap is not one: it arrives as turn_ended. */
 /** The codes of a Problem (defined once, in wasm/protocol/kinds.hpp; docs/ordering.md says what each means). */
 export type ProblemCode =
   | 'invalid_event'
@@ -225,6 +224,7 @@ export type ProblemCode =
   | 'unknown_pending_call'
   | 'invalid_response_schema';
 
+/** A rule the stream broke (see docs/ordering.md). The round cap is not one: it arrives as turn_ended. */
 export interface Problem {
   kind: 'problem';
   /** The event's position in its run, from 0. */

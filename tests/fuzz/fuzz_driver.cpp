@@ -5,7 +5,7 @@
 // another thread), resolve / cancel interrupts, abort, tool toggles, and
 // export + from_export (through JSON text, as a page reload does).
 //
-// Invariants, from the README's rules:
+// Invariants, from the round loop's rules (docs/round-loop.md):
 //  - no exception escapes; every step is one of the protocol's shapes, and
 //    "execute" never comes with "run";
 //  - a toolCallId appears in "execute" at most once over the whole run, across

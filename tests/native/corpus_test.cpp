@@ -52,7 +52,7 @@ void replay(Replay& r, const std::vector<std::string_view>& chunks, const std::s
   for (const auto& e : events) r.reducer.apply_data(e.data);
 }
 
-// The one deliberate difference in key order (README, "Deliberate
+// The one deliberate difference in key order (docs/ordering.md, "Deliberate
 // differences"): @ag-ui/client's event validation rebuilds each message of a
 // MESSAGES_SNAPSHOT in its schema's member order, while the runtime keeps the
 // order the server sent. A message the reference holds equal, up to member

@@ -273,7 +273,7 @@ TEST(EventReducer, RunOutcomes) {
   }
 }
 
-// Every ordering rule of the README table: the code, the index, the type, and
+// Every ordering rule of the table in docs/ordering.md: the code, the index, the type, and
 // whether the run stops.
 struct Violation {
   std::string name;

@@ -741,8 +741,7 @@ TEST(JsonSchemaRegex, RunawayBacktrackingIsDecidedInTheSubset) {
   expect_issue({{"pattern", "^(a+)+$"}}, subject, "", "/pattern", "must match pattern '^(a+)+$'");
   // Outside it (a lookahead), natively std::regex's breadth-first executor
   // decides it too. The host's RegExp backtracks, as it does for ajv, with
-  // no time bound (the README's limits): 20 a's are a million paths.
-  // no time bound (the README's limits): 20 a's are a million paths. So the
+  // no time bound (docs/limits.md): 20 a's are a million paths. So the
   // page must allow such a pattern first.
   const std::string shorter = std::string(kHostRegExp ? 20 : 30, 'a') + "b";
   const auto found = issues({{"pattern", "^(?=a)(a+)+$"}}, shorter, backtracking_allowed());

@@ -18,7 +18,7 @@
 // | tool_calls  | pending call tc3 (get_time, not a tool of this client) gets  | "every tool call gets exactly one answer": the core closes a pendingToolCallIds call it cannot run, so the next request is one a provider accepts; @ag-ui/client leaves the call to the app. The follow-up run is then posted (answered here with an empty run) |
 // |             | an error tool message ({"error": "tool 'get_time' is not     |        |
 // |             | available in this client"}) right after its assistant message|        |
-// | tool_results_parts | old1, open in the seeded thread, is closed on import  | "no request goes out with an open call" (README, The round loop): old1 gets an error tool message after a0 and its tool messages when the thread is imported, so the posted input carries it; the stream's late TOOL_CALL_RESULT for old1 is then a second answer, skipped as `duplicate_result` (one answer per call) |
+// | tool_results_parts | old1, open in the seeded thread, is closed on import  | "no request goes out with an open call" (docs/round-loop.md): old1 gets an error tool message after a0 and its tool messages when the thread is imported, so the posted input carries it; the stream's late TOOL_CALL_RESULT for old1 is then a second answer, skipped as `duplicate_result` (one answer per call) |
 // |             | with {"error": "no result was received from the agent ..."}; |        |
 // |             | the stream's result for old1 is skipped (duplicate_result)   |        |
 // | subagents   | the run ends on an interrupt, so the turn stays open: the    | an interrupt waits for the user; compared at the `interrupts` change, and the pending interrupts are compared with @ag-ui/client's |

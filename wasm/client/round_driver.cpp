@@ -1,5 +1,5 @@
-// The client-tool loop. See round_driver.hpp for the Step protocol and README
-// "The round loop" for the rules it keeps.
+// The client-tool loop. See round_driver.hpp for the Step protocol and
+// docs/round-loop.md for the rules it keeps.
 #include "client/round_driver.hpp"
 
 #include <algorithm>

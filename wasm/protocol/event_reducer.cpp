@@ -1,7 +1,7 @@
 // Folds AG-UI 1.0 events into the thread. The semantics follow @ag-ui/client's
 // defaultApplyEvents (and its chunk transform) where a conforming stream is
-// concerned; where a stream breaks a rule, the table in README "Ordering rules"
-// says what happens, and every case is reported as a Problem.
+// concerned; where a stream breaks a rule, the table in docs/ordering.md says
+// what happens, and every case is reported as a Problem.
 #include "protocol/event_reducer.hpp"
 
 #include <unordered_map>

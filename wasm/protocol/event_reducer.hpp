@@ -20,8 +20,8 @@
 
 namespace agui {
 
-// A rule the stream broke. `fatal` problems stop the run (see README, "Ordering
-// rules"); the others are reported and the event is skipped or applied as said.
+// A rule the stream broke. `fatal` problems stop the run (see docs/ordering.md);
+// the others are reported and the event is skipped or applied as said.
 struct Problem {
   std::size_t index = 0;   // the event's position in the run, from 0
   std::string event_type;  // "TEXT_MESSAGE_CONTENT", or "" when not decodable
