@@ -57,7 +57,7 @@ say "the official JSON Schema suite, ours beside ajv"
 npm_ci tests/schema
 node "$ROOT/tests/schema/ajv-compare.mjs" "$ROOT/build/tests/agui_core_tests"
 
-say "node tests (the package against a real AG-UI server) and browser tests"
+say "node tests (the package against a real AG-UI server), browser tests and the demo agent's tests"
 cd "$ROOT/tests"
 suites=(node/)
 [ -n "$(find browser -name '*.test.mjs' 2>/dev/null)" ] && suites+=(browser/)
