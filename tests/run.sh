@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test: the core's GoogleTest suites natively and as wasm under node,
-# the official JSON Schema suite (beside ajv), the package's node tests against a
-# real AG-UI server and against CopilotKit's runtime, the browser tests in
-# Debian's Chromium, the core suites again under AddressSanitizer and
+# Runs every test: the formatting check (tests/format.sh), the core's
+# GoogleTest suites natively and as wasm under node, the official JSON Schema
+# suite (beside ajv), the package's node tests against a real AG-UI server and
+# against CopilotKit's runtime, the browser tests in Debian's Chromium (and the
+# demo agent's), the core suites again under AddressSanitizer and
 # UndefinedBehaviorSanitizer, and a short run of each libFuzzer target
 # (AGUI_FUZZ_SECONDS, default 45 per target).
 #
@@ -27,6 +28,8 @@ fi
 [ $# -eq 0 ] || { echo "usage: tests/run.sh [--quick]" >&2; exit 2; }
 
 npm_ci tests
+say "formatting: prettier on the JavaScript, clang-format on the C++"
+"$ROOT/tests/format.sh"
 npm_ci tests/third-party/copilotkit   # CopilotKit's runtime, for tests/node/copilotkit.test.mjs
 npm_ci demo-page
 build_native
@@ -57,7 +60,7 @@ say "the official JSON Schema suite, ours beside ajv"
 npm_ci tests/schema
 node "$ROOT/tests/schema/ajv-compare.mjs" "$ROOT/build/tests/agui_core_tests"
 
-say "node tests (the package against a real AG-UI server) and browser tests"
+say "node tests (the package against a real AG-UI server), browser tests and the demo agent's tests"
 cd "$ROOT/tests"
 suites=(node/)
 [ -n "$(find browser -name '*.test.mjs' 2>/dev/null)" ] && suites+=(browser/)

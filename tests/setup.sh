@@ -14,7 +14,7 @@ say() { printf '\n== %s\n' "$*"; }
 # file). node and npm are only installed from Debian when no node is present:
 # a machine may have them from elsewhere (Debian's npm would conflict).
 NEEDS=(
-  "cmake:cmd:cmake" "g++:cmd:g++" "clang:cmd:clang++" "emscripten:cmd:em++"
+  "cmake:cmd:cmake" "g++:cmd:g++" "clang:cmd:clang++" "clang-format:cmd:clang-format" "emscripten:cmd:em++"
   "nlohmann-json3-dev:file:/usr/include/nlohmann/json.hpp"
   "googletest:file:/usr/src/googletest/CMakeLists.txt"
   "json-schema-test-suite:file:/usr/share/json-schema-test-suite/tests/draft7"

@@ -1,28 +1,19 @@
 // Writes data/permits.sqlite: 3000 synthetic building permits for an Austin-like city, from a fixed seed.
 //
 // Run: node data/generate-permits.mjs [output path]. No network: every value comes from the seeded
-// PRNG below, so a rerun gives the same rows (and, with the same SQLite build, the same bytes; the
-// test suite compares rows, which is the promise that survives a better-sqlite3 upgrade).
+// generator (the tests' one, tests/support/random.mjs), so a rerun gives the same rows (and, with the
+// same SQLite build, the same bytes; the test suite compares rows, which is the promise that survives
+// a better-sqlite3 upgrade).
 import Database from 'better-sqlite3';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { seededRandom } from '../../tests/support/random.mjs';
 
 const OUTPUT = process.argv[2] ?? fileURLToPath(new URL('./permits.sqlite', import.meta.url));
 const ROW_COUNT = 3000;
 const SEED = 0x5eed2024;
 
-// mulberry32: tiny, fast, and the same sequence on every platform (integer ops only).
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = mulberry32(SEED);
+const random = seededRandom(SEED);
 const pick = (items) => items[Math.floor(random() * items.length)];
 const between = (lo, hi) => lo + Math.floor(random() * (hi - lo + 1));
 function weighted(entries) {

@@ -1,18 +1,7 @@
 // Bench input generator: seeded, reproducible AG-UI conversations (streamed text deltas, tool calls with chunked
 // arguments, tool results, a STATE_DELTA now and then), encoded to SSE with @ag-ui/encoder and cut into chunks.
 import { EventEncoder } from '@ag-ui/encoder';
-
-/** mulberry32: a small, fast, seeded PRNG; returns floats in [0, 1). */
-export function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../support/random.mjs';
 
 const WORDS = (
   'the permit for building on Congress Avenue was filed in March and approved after review by the city ' +
@@ -78,7 +67,7 @@ function toolResult(rand, name) {
  * and then. State stays small (a bounded log), as an agent's progress state would.
  */
 export function generateConversation(target, seed = 1) {
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   const events = [{ type: 'STATE_SNAPSHOT', snapshot: { phase: 'working', step: 0, progress: 0, log: [] } }];
   let n = 0;
   let step = 0;
@@ -146,7 +135,7 @@ export function encodeEvents(events) {
 
 /** Cuts `bytes` into chunks of lo..hi bytes (views, no copies), anywhere: inside events, lines and UTF-8 sequences. */
 export function chunk(bytes, seed = 7, lo = 1024, hi = 4096) {
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   const chunks = [];
   for (let i = 0; i < bytes.length; ) {
     const n = Math.min(bytes.length - i, int(rand, lo, hi));

@@ -3,7 +3,7 @@
 // counts) every request that is not for the local server, and saves screenshots.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -16,17 +16,6 @@ export const SCREENSHOT_DIR = join(root, 'tests', 'out', 'screenshots');
 const { buildPage } = await import(join(root, 'demo-page', 'build.mjs'));
 const { startDemoServer } = await import(join(root, 'demo-page', 'server', 'main.mjs'));
 
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-
 /**
  * Starts everything a test file needs; call close() in after(). `brain` replaces the demo
  * agent's planner (a scripted brain sends events the planner never does).
@@ -35,7 +24,7 @@ export async function startHarness({ brain } = {}) {
   const outdir = await mkdtemp(join(tmpdir(), 'agui-demo-page-'));
   await buildPage({ outdir, sourcemap: false });
   const server = await startDemoServer({ port: 0, staticRoot: outdir, ...(brain ? { brain } : {}) });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   await mkdir(SCREENSHOT_DIR, { recursive: true });
   await announceOnce();
   const origin = new URL(server.url).origin;

@@ -3,7 +3,7 @@
 // and a turn runs against the demo agent in Debian's Chromium.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -51,12 +51,7 @@ test('a plain <script type="module"> imports the package and runs a client-tool 
   await writeFile(join(dir, 'plain.html'), page);
   const server = await startDemoServer({ port: 0, staticRoot: [dir, join(root, 'js-shim')], delayMs: 0 });
   after(() => server.close());
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchChromium();
   after(() => browser.close());
   const context = await browser.newContext({ permissions: ['geolocation'], geolocation: { latitude: 30.27, longitude: -97.74 } });
   const tab = await context.newPage();

@@ -3,7 +3,7 @@
 // an emitted asset, and the built app must run a turn in Debian's Chromium.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { mkdtemp, mkdir, writeFile, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -39,12 +39,7 @@ test('a Vite build ships the .wasm and the built app runs a turn', { timeout: 12
 
   const server = await startDemoServer({ port: 0, staticRoot: join(app, 'dist'), delayMs: 0 });
   after(() => server.close());
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchChromium();
   after(() => browser.close());
   const tab = await browser.newPage();
   const errors = [];

@@ -151,7 +151,7 @@ test('every RunAgentInput the runtime sends validates against @ag-ui/core RunAge
     [{ interruptId: 'int-1', status: 'resolved', payload: { confirm: true } }],
     [{ interruptId: 'int-2', status: 'cancelled', payload: { reason: 'not now' } }],
   ]);
-  const failed = perScenario.get('parallel')[1].input.messages.filter((m) => m.role === 'tool');
+  const failed = toolMessages(perScenario.get('parallel')[1].input.messages);
   assert.equal(failed.length, 3);
   assert.equal(failed[1].error, 'Tokyo is offline', 'ToolMessage.error carries the failure');
   const again = perScenario.get('every_event')[1].input.messages;

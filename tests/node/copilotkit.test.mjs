@@ -7,7 +7,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import {
-  T, open, record, nextChange, toolCalls, resultOf, assertEveryCallAnsweredOnce, assertErrorResult, lastText,
+  T, open, record, nextChange, toolCalls, toolMessages, resultOf, assertEveryCallAnsweredOnce, assertErrorResult, lastText,
 } from './helpers.mjs';
 
 // --- the model's script: a pure function of the prompt the AI SDK built -------------------
@@ -111,7 +111,7 @@ function assertRequestsValid(requests) {
   for (const input of requests) {
     const parsed = RunAgentInputSchema.safeParse(input);
     assert.ok(parsed.success, `run ${input.runId} is a valid RunAgentInput: ${parsed.error?.message}`);
-    const answered = new Set(input.messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
+    const answered = new Set(toolMessages(input.messages).map((m) => m.toolCallId));
     const deferred = deferredByInterrupt(input);
     const open = toolCalls(input.messages).filter((c) => !answered.has(c.id) && !deferred.has(c.id));
     assert.deepEqual(open.map((c) => `${c.name} ${c.id}`), [], `run ${input.runId} leaves no call unanswered`);
@@ -147,7 +147,7 @@ test('two parallel calls both run, and their results go back in call order', T, 
   const calls = toolCalls(runtime.messages);
   assert.deepEqual(calls.map((c) => c.args.city), ['Paris', 'Tokyo']);
   assert.equal(calls[0].message, calls[1].message, 'both calls on one assistant message');
-  const followUp = requests[1].messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId);
+  const followUp = toolMessages(requests[1].messages).map((m) => m.toolCallId);
   assert.deepEqual(followUp, calls.map((c) => c.id), 'tool messages in call order');
   assert.equal(lastText(runtime.messages), 'results: {"city":"Paris","sky":"sunny"} | {"city":"Tokyo","sky":"rain"}');
   assertEveryCallAnsweredOnce(runtime.messages);

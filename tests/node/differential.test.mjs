@@ -34,7 +34,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRuntime } from '../../js-shim/src/node.js';
 import { CORPUS_DIR, corpusNames, loadCorpus } from '../support/validate-corpus.mjs';
-import { streamedResponse, normalizeIds } from './helpers.mjs';
+import { streamedResponse, normalizeIds, sseOf } from './helpers.mjs';
 
 /** Problem codes (in order) the runtime reports on each stream, besides the leading run_id_mismatch. */
 const PROBLEMS = {
@@ -124,9 +124,8 @@ async function replay(name, chunk) {
     posted.push(body);
     if (posted.length === 1) return streamedResponse(bytes, { chunk });
     // Follow-up runs: an agent with nothing more to say.
-    const frame = (e) => `data: ${JSON.stringify(e)}\n\n`;
     const ids = { threadId: body.threadId, runId: body.runId };
-    return streamedResponse(Buffer.from(frame({ type: 'RUN_STARTED', ...ids }) + frame({ type: 'RUN_FINISHED', ...ids })), { chunk });
+    return streamedResponse(Buffer.from(sseOf([{ type: 'RUN_STARTED', ...ids }, { type: 'RUN_FINISHED', ...ids }])), { chunk });
   };
   const prior = input.messages.slice(0, -1);
   const rt = await createRuntime({

@@ -23,6 +23,9 @@ export async function startServer(after, options) {
   return server;
 }
 
+/** The requests the test server received from `runtime`'s thread, in order. */
+export const requestsOf = (server, runtime) => server.requests.filter((r) => r.input?.threadId === runtime.threadId);
+
 /** createRuntime() whose runtime is disposed when test `t` ends. */
 export async function open(t, options) {
   const runtime = await createRuntime(options);

@@ -5,7 +5,7 @@
 // the export. Compared as JSON text, so a reordering fails.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { T, open, streamedResponse, nextChange } from './helpers.mjs';
+import { T, open, streamedResponse, nextChange, sseOf } from './helpers.mjs';
 
 const THINK_THEN_ANSWER = {
   type: 'object',
@@ -18,8 +18,6 @@ const RESPONSE_SCHEMA = {
   type: 'object',
   properties: { zip: { type: 'string' }, city: { type: 'string' }, agree: { type: 'boolean' } },
 };
-
-const frame = (e) => `data: ${JSON.stringify(e)}\n\n`;
 
 /** A scripted agent: the first run calls `answer` and sets the state; the second raises an interrupt. */
 function scriptedFetch(posted) {
@@ -46,7 +44,7 @@ function scriptedFetch(posted) {
               outcome: { type: 'interrupt', interrupts: [{ id: 'i1', reason: 'address', responseSchema: RESPONSE_SCHEMA }] },
             },
           ];
-    return streamedResponse(Buffer.from(events.map(frame).join('')), { chunk: 7 });
+    return streamedResponse(Buffer.from(sseOf(events)), { chunk: 7 });
   };
 }
 
@@ -105,7 +103,7 @@ test('key order: a state of 10,000 keys arrives, patches and goes back out in it
       { type: 'STATE_DELTA', delta: [{ op: 'remove', path: '/k5000' }, { op: 'add', path: '/k5000', value: 'last' }] },
       { type: 'RUN_FINISHED', threadId, runId },
     ];
-    return streamedResponse(Buffer.from(events.map(frame).join('')), { chunk: 4096 });
+    return streamedResponse(Buffer.from(sseOf(events)), { chunk: 4096 });
   };
   const rt = await open(t, { url: 'http://agent.invalid/run', fetch });
   assert.deepEqual(await rt.send('go'), { reason: 'done' });

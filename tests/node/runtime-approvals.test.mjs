@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { browserTools, AguiError } from '../../js-shim/src/node.js';
 import { scenarios, replies, describeResult, INTERRUPT_RESPONSE_SCHEMA } from '../support/scenarios.mjs';
 import {
-  T, tool, startServer, open, record, nextChange, toolCalls, toolMessages, resultOf, assertEveryCallAnsweredOnce,
+  T, tool, startServer, requestsOf, open, record, nextChange, toolCalls, toolMessages, resultOf, assertEveryCallAnsweredOnce,
   assertErrorResult, assertAguiError, lastText, sleep,
 } from './helpers.mjs';
 
@@ -40,7 +40,6 @@ const extra = {
   },
 };
 const server = await startServer(after, { scenarios: { ...scenarios, ...extra } });
-const requestsOf = (runtime) => server.requests.filter((r) => r.input?.threadId === runtime.threadId);
 
 function deleteFile(calls, extraFlags = { requiresApproval: true }) {
   return tool('delete_file', ({ path }) => (calls.push(path), { deleted: path }), {
@@ -68,7 +67,7 @@ test('approval approved: the call waits for approve(), then runs once and the tu
   assert.equal(status.phase, 'awaiting');
   assert.deepEqual(status.pendingApprovals, [approval]);
   assert.deepEqual(rt.approvals.pending(), [approval]);
-  assert.equal(requestsOf(rt).length, 1, 'nothing is sent while the approval is pending');
+  assert.equal(requestsOf(server, rt).length, 1, 'nothing is sent while the approval is pending');
 
   rt.approvals.approve(approval.toolCallId);
   assert.deepEqual(await turn, { reason: 'done' });
@@ -162,7 +161,7 @@ test('a new message while an approval is pending: the old turn ends aborted, the
   const messages = rt.messages;
   assertEveryCallAnsweredOnce(messages);
   assertErrorResult(resultOf(messages, toolCalls(messages)[0].id), /cancelled: a new message was sent/);
-  for (const r of requestsOf(rt)) assert.equal(r.error, null, 'the server accepted every thread');
+  for (const r of requestsOf(server, rt)) assert.equal(r.error, null, 'the server accepted every thread');
 });
 
 const requestApproval = { ...browserTools.requestUserApproval, defaultEnabled: true };
@@ -221,11 +220,11 @@ test('interrupt: surfaced as pending, answered with resume {confirm: true} on th
   assert.deepEqual(interrupts[0].responseSchema, INTERRUPT_RESPONSE_SCHEMA);
   assert.equal(rt.status.phase, 'awaiting');
   assert.deepEqual(rt.interrupts.pending(), interrupts);
-  assert.equal(requestsOf(rt).length, 1);
+  assert.equal(requestsOf(server, rt).length, 1);
 
   rt.interrupts.resolve('int-1', { confirm: true });
   assert.deepEqual(await turn, { reason: 'done' });
-  const runs = requestsOf(rt);
+  const runs = requestsOf(server, rt);
   assert.equal(runs.length, 2);
   assert.equal(runs[0].input.resume, undefined, 'no resume before there is something to answer');
   assert.deepEqual(runs[1].input.resume, [{ interruptId: 'int-1', status: 'resolved', payload: { confirm: true } }]);
@@ -247,10 +246,10 @@ test('interrupt: a payload that violates responseSchema throws invalid_argument 
   assert.match(e.message, /\/confirm/, 'the message names where the payload is wrong');
   assertAguiError(() => rt.interrupts.resolve('int-404', { confirm: true }), 'unknown_interrupt');
   assert.equal(rt.interrupts.pending().length, 1, 'still pending');
-  assert.equal(requestsOf(rt).length, 1, 'nothing was sent');
+  assert.equal(requestsOf(server, rt).length, 1, 'nothing was sent');
   rt.interrupts.resolve('int-1', { confirm: false });
   assert.deepEqual(await turn, { reason: 'done' });
-  assert.deepEqual(requestsOf(rt)[1].input.resume, [{ interruptId: 'int-1', status: 'resolved', payload: { confirm: false } }]);
+  assert.deepEqual(requestsOf(server, rt)[1].input.resume, [{ interruptId: 'int-1', status: 'resolved', payload: { confirm: false } }]);
 });
 
 test('interrupt cancelled: resume says cancelled, with the reason', T, async (t) => {
@@ -260,7 +259,7 @@ test('interrupt cancelled: resume says cancelled, with the reason', T, async (t)
   await raised;
   rt.interrupts.cancel('int-1', 'changed my mind');
   assert.deepEqual(await turn, { reason: 'done' });
-  const resume = requestsOf(rt)[1].input.resume;
+  const resume = requestsOf(server, rt)[1].input.resume;
   assert.deepEqual(resume, [{ interruptId: 'int-1', status: 'cancelled', payload: { reason: 'changed my mind' } }]);
   assert.equal(lastText(rt.messages), replies.resumed('int-1', resume[0]));
 });
@@ -269,7 +268,7 @@ test('interrupt whose expiresAt is past: cancelled automatically', T, async (t) 
   const rt = await open(t, { url: server.url('interrupt_expiring'), forwardedProps: { expiresInMs: -60_000 } });
   const changes = record(rt);
   assert.deepEqual(await rt.send('clean /tmp/x'), { reason: 'done' });
-  const runs = requestsOf(rt);
+  const runs = requestsOf(server, rt);
   assert.equal(runs.length, 2);
   const [entry] = runs[1].input.resume;
   assert.equal(entry.interruptId, 'int-1');
@@ -286,7 +285,7 @@ test('interrupt expiring soon: pending until its expiresAt, then cancelled', T, 
   await raised;
   assert.equal(rt.interrupts.pending().length, 1, 'pending before it expires');
   assert.deepEqual(await turn, { reason: 'done' });
-  assert.equal(requestsOf(rt)[1].input.resume[0].status, 'cancelled');
+  assert.equal(requestsOf(server, rt)[1].input.resume[0].status, 'cancelled');
 });
 
 test('interrupt expiring in 60 days stays pending (setTimeout cannot wait that long in one go)', T, async (t) => {
@@ -296,7 +295,7 @@ test('interrupt expiring in 60 days stays pending (setTimeout cannot wait that l
   await raised;
   await sleep(100);
   assert.equal(rt.interrupts.pending().length, 1, 'still pending after 100 ms');
-  assert.equal(requestsOf(rt).length, 1, 'no resume was sent');
+  assert.equal(requestsOf(server, rt).length, 1, 'no resume was sent');
 });
 
 test('approvalTimeoutMs over 2^31-1 ms does not reject the approval at once', T, async (t) => {

@@ -7,12 +7,11 @@ import assert from 'node:assert/strict';
 import { createRuntime, AguiError, ERROR_CODES } from '../../js-shim/src/node.js';
 import { TEXT_REPLY } from '../support/scenarios.mjs';
 import {
-  T, tool, startServer, open, record, nextChange, toolMessages, assertEveryCallAnsweredOnce, assertErrorResult,
+  T, tool, startServer, requestsOf, open, record, nextChange, toolMessages, assertEveryCallAnsweredOnce, assertErrorResult,
   assertAguiError, lastText, routedFetch, sleep, deferred, within,
 } from './helpers.mjs';
 
 const server = await startServer(after);
-const requestsOf = (runtime) => server.requests.filter((r) => r.input?.threadId === runtime.threadId);
 
 /** A runtime on `scenario` that already holds one finished 'text' turn (restored from an export). */
 async function withHistory(t, scenario, options = {}) {
@@ -34,14 +33,14 @@ test('abort mid-stream: the fetch is cancelled, the turn ends aborted, the parti
   const result = await turn;
   assert.deepEqual(result, { reason: 'aborted', message: 'user pressed stop' });
   await server.waitForAborts(abortsBefore + 1);
-  assert.equal(requestsOf(rt).at(-1).aborted, true, 'the server saw the client hang up');
+  assert.equal(requestsOf(server, rt).at(-1).aborted, true, 'the server saw the client hang up');
   const last = rt.messages.at(-1);
   assert.equal(last.id, delta.messageId);
   assert.equal(last.content, 'word1 ');
   assert.equal(rt.status.phase, 'idle');
   await sleep(150);
   assert.equal(rt.messages.at(-1).content, 'word1 ', 'nothing is applied after the abort');
-  assert.equal(requestsOf(rt).length, 1);
+  assert.equal(requestsOf(server, rt).length, 1);
 });
 
 test('abort while the stream is stalled (no bytes at all for a while)', T, async (t) => {
@@ -88,11 +87,11 @@ test('abort mid-handler: ctx.signal aborts, the late result is ignored, the call
   const [message] = toolMessages(messages);
   assertErrorResult(message, /^cancelled: /);
   assert.ok(!message.content.includes('late result'));
-  assert.equal(requestsOf(rt).length, 1, 'the late result did not start a run');
+  assert.equal(requestsOf(server, rt).length, 1, 'the late result did not start a run');
   // The thread the abort left is one a provider accepts.
   routes.use('text');
   assert.deepEqual(await rt.send('hello again'), { reason: 'done' });
-  for (const r of requestsOf(rt)) assert.equal(r.error, null);
+  for (const r of requestsOf(server, rt)) assert.equal(r.error, null);
 });
 
 test('dispose() mid-stream resolves the turn as aborted; the runtime refuses every later call', T, async (t) => {
@@ -379,7 +378,7 @@ test('a new valid message mid-stream supersedes the turn: the old one resolves a
   assert.equal((await first).reason, 'aborted');
   assert.deepEqual(await second, { reason: 'done' });
   assert.equal(lastText(rt.messages), TEXT_REPLY);
-  for (const r of requestsOf(rt)) assert.equal(r.error, null);
+  for (const r of requestsOf(server, rt)) assert.equal(r.error, null);
 });
 
 test('a subscriber that throws does not break the turn', T, async (t) => {

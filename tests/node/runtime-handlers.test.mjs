@@ -5,12 +5,11 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { replies } from '../support/scenarios.mjs';
 import {
-  T, tool, startServer, open, record, toolMessages, assertEveryCallAnsweredOnce, assertErrorResult, lastText,
+  T, tool, startServer, requestsOf, open, record, toolMessages, assertEveryCallAnsweredOnce, assertErrorResult, lastText,
   sleep, deferred,
 } from './helpers.mjs';
 
 const server = await startServer(after);
-const requestsOf = (runtime) => server.requests.filter((r) => r.input?.threadId === runtime.threadId);
 
 /** One one_tool turn with `handler` as get_weather; returns {rt, result, message (the tool message)}. */
 async function oneTool(t, handler, { tool: extra, ...options } = {}) {
@@ -21,7 +20,7 @@ async function oneTool(t, handler, { tool: extra, ...options } = {}) {
   const [message] = toolMessages(messages);
   // The model saw the result: the scenario quotes it back.
   assert.equal(lastText(messages), replies.weather(message));
-  for (const r of requestsOf(rt)) assert.equal(r.error, null, 'the server accepted the thread');
+  for (const r of requestsOf(server, rt)) assert.equal(r.error, null, 'the server accepted the thread');
   return { rt, result, message };
 }
 
@@ -123,7 +122,7 @@ test('per-tool timeoutMs: the call gets a timeout error, ctx.signal aborts, the 
   const contents = toolMessages(rt.messages).map((m) => m.content);
   assert.ok(!contents.some((c) => c.includes('late answer')), 'the late answer never reached the thread');
   assert.equal(toolMessages(rt.messages).length, 1);
-  assert.equal(requestsOf(rt).length, 2, 'the late answer did not start another run');
+  assert.equal(requestsOf(server, rt).length, 2, 'the late answer did not start another run');
 });
 
 test('ctx.signal first read after the call ended is already aborted, with the reason (timeout and abort)', T, async (t) => {

@@ -13,6 +13,7 @@ import {
   T, open, record, nextChange, within, sleep, deferred, resultOf, assertErrorResult, assertAguiError,
   assertEveryCallAnsweredOnce, scriptedFetch, callEvents, watchEscapes, sseOf,
 } from './helpers.mjs';
+import { seededRandom } from '../support/random.mjs';
 
 const core = await loadCore();
 const heapInUse = () => core.heapInUse();
@@ -170,12 +171,12 @@ test('an interrupts.resolve() payload with a lone surrogate resumes with U+FFFD 
 
 test('the fallback for String.prototype.toWellFormed (node 18 lacks it) answers as toWellFormed does', () => {
   const alphabet = ['a', 'é', '\ud800', '\udbff', '\udc00', '\udfff', '\ud83d', '\ude00', '\u{1f600}', '\ufffd'];
-  let seed = 7;
-  const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed);
+  const random = seededRandom(7);
+  const below = (n) => Math.floor(random() * n);
   const cases = LONE.map(([, s]) => s);
   for (let i = 0; i < 2000; i += 1) {
     let s = '';
-    for (let n = next() % 8; n > 0; n -= 1) s += alphabet[next() % alphabet.length];
+    for (let n = below(8); n > 0; n -= 1) s += alphabet[below(alphabet.length)];
     cases.push(s);
   }
   for (const s of cases) {
@@ -186,11 +187,11 @@ test('the fallback for String.prototype.toWellFormed (node 18 lacks it) answers 
 
 test('in JSON text, each lone-surrogate escape becomes U+FFFD, as if the string had been well-formed before JSON.stringify', () => {
   const alphabet = ['a', '\\', 'u', 'd', '8', '0', 'D', '\ud800', '\udc00', '\ud83d', '\ude00', '"'];
-  let seed = 11;
-  const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed);
+  const random = seededRandom(11);
+  const below = (n) => Math.floor(random() * n);
   for (let i = 0; i < 5000; i += 1) {
     let s = '';
-    for (let n = next() % 10; n > 0; n -= 1) s += alphabet[next() % alphabet.length];
+    for (let n = below(10); n > 0; n -= 1) s += alphabet[below(alphabet.length)];
     const value = { [s]: [s, { s }] };
     const wellFormedValue = { [s.toWellFormed()]: [s.toWellFormed(), { s: s.toWellFormed() }] };
     assert.equal(wellFormedJson(JSON.stringify(value)), JSON.stringify(wellFormedValue), JSON.stringify(s));

@@ -6,15 +6,14 @@ import assert from 'node:assert/strict';
 import { browserTools } from '../../js-shim/src/node.js';
 import { TEXT_REPLY, TEXT_DELTAS, SSE_VARIANTS_TEXT, EXACT_STATE_TEXT, replies } from '../support/scenarios.mjs';
 import {
-  T, tool, startServer, open, record, toolCalls, toolMessages, resultOf, assertEveryCallAnsweredOnce,
+  T, tool, startServer, requestsOf, open, record, toolCalls, toolMessages, resultOf, assertEveryCallAnsweredOnce,
   assertErrorResult, lastText, normalizeIds, routedFetch, sleep,
 } from './helpers.mjs';
 
 const server = await startServer(after);
-const requestsOf = (runtime) => server.requests.filter((r) => r.input?.threadId === runtime.threadId);
 
 function assertServerAccepted(runtime) {
-  for (const r of requestsOf(runtime)) {
+  for (const r of requestsOf(server, runtime)) {
     assert.equal(r.inputIssues, null, `request ${r.input?.runId} is a valid RunAgentInput`);
     assert.equal(r.error, null, `the server accepted the thread of ${r.input?.runId}`);
   }
@@ -43,7 +42,7 @@ test('multi-round: get_location, then get_weather, then the reply; each round re
   assert.equal(weather.error, undefined);
   assert.equal(lastText(messages), replies.multiRound(loc, weather));
 
-  const runs = requestsOf(rt);
+  const runs = requestsOf(server, rt);
   assert.equal(runs.length, 3, 'a first run and two follow-up runs');
   for (const r of runs) assert.deepEqual(r.input.tools.map((x) => x.name), ['get_location', 'get_weather']);
   assert.equal(new Set(runs.map((r) => r.input.runId)).size, 3, 'a fresh runId per run');
@@ -58,7 +57,7 @@ test('the request body is the JSON the core wrote: integers JavaScript cannot ho
   const seen = record(rt);
   assert.deepEqual(await rt.send('what time is it?'), { reason: 'done' });
   const requests = seen.of('request');
-  const runs = requestsOf(rt);
+  const runs = requestsOf(server, rt);
   assert.equal(runs.length, 2, 'the first run and the follow-up with the result');
   assert.ok(runs[1].body.includes(`"state":${EXACT_STATE_TEXT}`), `the state went back as it came: ${runs[1].body.slice(0, 400)}`);
   // Parsed only when asked, once, and equal to what was sent.
@@ -108,7 +107,7 @@ test('parallel: three calls run at once; results stay in call order though handl
   assert.equal(statuses.slice(0, firstDone).filter((s) => s.status === 'running').length, 3);
   const results = changes.of('tool_result').map((r) => r.message.toolCallId);
   assert.deepEqual(results, calls.map((x) => x.id), 'tool_result changes arrive in call order');
-  assert.equal(requestsOf(rt).length, 2);
+  assert.equal(requestsOf(server, rt).length, 2);
   assertServerAccepted(rt);
 });
 
@@ -158,7 +157,7 @@ test('round cap: loop_forever runs the handler exactly 5 times, ends with round_
   const calls = toolCalls(messages);
   assert.equal(calls.length, 6, 'the sixth call was made by the model but not run');
   assertErrorResult(resultOf(messages, calls[5].id), /round limit reached.*at most 5 rounds/);
-  assert.equal(requestsOf(rt).length, 6, 'the first run and five follow-ups');
+  assert.equal(requestsOf(server, rt).length, 6, 'the first run and five follow-ups');
   // The cap is the turn's end, said once by turn_ended (naming the calls it closed), not a stream problem.
   assert.deepEqual(changes.problems(), [], 'no problem: the stream broke no rule');
   const ended = changes.of('turn_ended');
@@ -202,7 +201,7 @@ test('maxRounds is configurable: 2 follow-up runs; 0 runs no handler at all', T,
     assert.equal(result.reason, 'round_limit');
     assert.match(result.message, new RegExp(`round limit \\(${maxRounds}\\)`));
     assert.equal(runs, maxRounds, `maxRounds ${maxRounds}: handler executions`);
-    assert.equal(requestsOf(rt).length, maxRounds + 1);
+    assert.equal(requestsOf(server, rt).length, maxRounds + 1);
     assertEveryCallAnsweredOnce(rt.messages);
     assertErrorResult(toolMessages(rt.messages).at(-1), new RegExp(`at most ${maxRounds} rounds`));
   }
@@ -242,7 +241,7 @@ test('a disabled tool the model names anyway never runs and gets an error result
   const changes = record(rt);
   assert.deepEqual(await rt.send('read my clipboard'), { reason: 'done' });
   assert.equal(called, 0, 'the handler was never called');
-  assert.deepEqual(requestsOf(rt)[0].input.tools, [], 'an opt-in tool is not advertised');
+  assert.deepEqual(requestsOf(server, rt)[0].input.tools, [], 'an opt-in tool is not advertised');
   const messages = rt.messages;
   const [call] = toolCalls(messages);
   const result = resultOf(messages, call.id);
@@ -297,7 +296,7 @@ test('unregister: the tool is no longer advertised, and a call to it gets an err
   rt.tools.unregister('get_weather');
   assert.deepEqual(rt.tools.list(), []);
   assert.deepEqual(await rt.send('weather?'), { reason: 'done' });
-  assert.deepEqual(requestsOf(rt)[0].input.tools, []);
+  assert.deepEqual(requestsOf(server, rt)[0].input.tools, []);
   assert.equal(lastText(rt.messages), replies.unavailable('get_weather'));
 });
 
@@ -360,7 +359,7 @@ test('snapshot_replay: a MESSAGES_SNAPSHOT that replays an answered call does no
   const rt = await open(t, { url: server.url('snapshot_replay'), tools: [tool('get_weather', () => (runs++, 'sunny'))] });
   assert.deepEqual(await rt.send('weather?'), { reason: 'done' });
   assert.equal(runs, 1);
-  assert.equal(requestsOf(rt).length, 2);
+  assert.equal(requestsOf(server, rt).length, 2);
   const messages = rt.messages;
   assertEveryCallAnsweredOnce(messages);
   assert.equal(lastText(messages), replies.weather(toolMessages(messages)[0]));
@@ -374,7 +373,7 @@ test('state_counter: STATE_SNAPSHOT then STATE_DELTA; the state goes back to the
   await rt.send('count again');
   assert.deepEqual(rt.state, { count: 2 });
   assert.equal(lastText(rt.messages), replies.counter(2));
-  const runs = requestsOf(rt);
+  const runs = requestsOf(server, rt);
   assert.deepEqual(runs.map((r) => r.input.state), [{}, { count: 1 }]);
   assert.equal(changes.of('state_replaced').length, 1);
   assert.equal(changes.of('state_patched').length, 1);
@@ -393,7 +392,7 @@ test('chunked server writes (1..3 bytes, UTF-8 split) give the same thread as wh
       const changes = record(rt);
       assert.deepEqual(await rt.send('go'), { reason: 'done' }, `${scenario} chunked=${chunked}`);
       assert.deepEqual(changes.problems(), [], `${scenario} chunked=${chunked}: no problems`);
-      threads.push({ messages: normalizeIds(rt.messages, requestsOf(rt).map((r) => r.input.runId)), state: rt.state });
+      threads.push({ messages: normalizeIds(rt.messages, requestsOf(server, rt).map((r) => r.input.runId)), state: rt.state });
     }
     assert.deepEqual(threads[1], threads[0], `${scenario}: chunked equals unchunked`);
   }

@@ -7,12 +7,11 @@ import assert from 'node:assert/strict';
 import { createRuntime } from '../../js-shim/src/node.js';
 import { TEXT_REPLY, replies } from '../support/scenarios.mjs';
 import {
-  T, tool, startServer, open, record, nextChange, toolCalls, toolMessages, resultOf, assertEveryCallAnsweredOnce,
+  T, tool, startServer, requestsOf, open, record, nextChange, toolCalls, toolMessages, resultOf, assertEveryCallAnsweredOnce,
   assertErrorResult, assertAguiError, lastText, deferred, within,
 } from './helpers.mjs';
 
 const server = await startServer(after);
-const requestsOf = (runtime) => server.requests.filter((r) => r.input?.threadId === runtime.threadId);
 const roundTrip = (exported) => JSON.parse(JSON.stringify(exported));
 
 const weatherTools = (log = []) => [
@@ -33,7 +32,7 @@ test('several runtimes on one module run their turns at once, each on its own th
   assert.equal(toolMessages(c.messages).length, 2);
   for (const rt of [a, b, c]) {
     assertEveryCallAnsweredOnce(rt.messages);
-    for (const r of requestsOf(rt)) assert.equal(r.error, null);
+    for (const r of requestsOf(server, rt)) assert.equal(r.error, null);
   }
   // Disposing one leaves the others working.
   a.dispose();
@@ -146,7 +145,7 @@ test('a pending approval comes back pending; approved on the restored runtime, t
   const messages = b.messages;
   assertEveryCallAnsweredOnce(messages);
   assert.equal(lastText(messages), replies.approval(resultOf(messages, approval.toolCallId)));
-  for (const r of requestsOf(b)) assert.equal(r.error, null, 'the server accepted the resumed thread');
+  for (const r of requestsOf(server, b)) assert.equal(r.error, null, 'the server accepted the resumed thread');
 });
 
 test('a pending approval restored with approvalTimeoutMs is rejected when that time runs out', T, async (t) => {
@@ -189,7 +188,7 @@ test('a call whose handler was running at export is never run again on import', 
   const result = resultOf(messages, call.id);
   assertErrorResult(result, /may have completed, so it was not run again/);
   assert.equal(lastText(messages), replies.weather(result));
-  for (const r of requestsOf(b)) assert.equal(r.error, null);
+  for (const r of requestsOf(server, b)) assert.equal(r.error, null);
 });
 
 test('a subscriber added right after createRuntime({thread}) sees the whole resumed turn', T, async (t) => {
@@ -276,7 +275,7 @@ test('init() and createRuntime({wasm}) take the module bytes explicitly (for bun
 test('options.headers reach the agent with every run, beside the content negotiation headers', T, async (t) => {
   const rt = await open(t, { url: server.url('one_tool'), headers: { authorization: 'Bearer test-token', 'x-app': 'tests' }, tools: [tool('get_weather', () => 'sunny')] });
   await rt.send('weather?');
-  const runs = requestsOf(rt);
+  const runs = requestsOf(server, rt);
   assert.equal(runs.length, 2);
   for (const r of runs) {
     assert.equal(r.headers.authorization, 'Bearer test-token');

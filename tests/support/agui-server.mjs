@@ -7,6 +7,7 @@
 import http from 'node:http';
 import { EventEncoder } from '@ag-ui/encoder';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import { seededRandom } from './random.mjs';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 // Written by cut(): the start of an event that never completes.
@@ -107,7 +108,7 @@ export async function startAguiServer({
 
     function setChunked(maxBytes, seed = 1) {
       s.chunk = Math.max(1, maxBytes | 0);
-      s.rng = mulberry32(seed);
+      s.rng = seededRandom(seed); // a failing split pattern replays with the same seed
     }
     function flushHeaders() {
       if (res.headersSent) return;
@@ -341,16 +342,4 @@ function readBody(req) {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
-}
-
-// Small seeded PRNG so a failing split pattern can be replayed with the same seed.
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

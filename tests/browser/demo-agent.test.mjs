@@ -1,6 +1,7 @@
 // Tests of the demo AG-UI agent (demo-page/server): every planner path over real HTTP and SSE, the
 // SQL guards, static files, and the OpenAI-compatible brain against a fake streaming endpoint.
-// Run: cd demo-page && npm install; cd .. && node --test tests/node/demo-agent.test.mjs
+// Beside the demo page's browser tests, which drive this agent too; no browser here.
+// Run: cd demo-page && npm ci; cd .. && node --test tests/browser/demo-agent.test.mjs
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
