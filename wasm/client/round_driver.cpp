@@ -20,10 +20,6 @@ bool blank(std::string_view s) {
                      [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
 }
 
-json error_json(ErrorCode code, std::string message) {
-  return json{{"code", std::string(to_string(code))}, {"message", std::move(message)}};
-}
-
 }  // namespace
 
 RoundDriver::RoundDriver(std::shared_ptr<const ToolRegistry> registry, std::string thread_id,
@@ -52,8 +48,8 @@ std::string RoundDriver::next_id(const char* kind) {
   return id;
 }
 
-json RoundDriver::refuse(ErrorCode code, std::string message) const {
-  return json{{"error", error_json(code, std::move(message))}};
+Step RoundDriver::refuse(ErrorCode code, std::string message) const {
+  return Step::refused(code, std::move(message));
 }
 
 bool RoundDriver::streaming(std::string_view run_id) const {
@@ -79,7 +75,7 @@ RoundDriver::Call& RoundDriver::add_to_round(Call call) {
 
 // ---------------------------------------------------------------- turns
 
-json RoundDriver::send(const json& input) {
+Step RoundDriver::send_step(const json& input) {
   std::vector<json> incoming;
   if (input.is_string()) {
     incoming.push_back(json{{"role", "user"}, {"content", input}});
@@ -108,7 +104,7 @@ json RoundDriver::send(const json& input) {
   }
   if (incoming.empty()) return refuse(ErrorCode::kInvalidArgument, "send(): no message to send");
 
-  json step = json::object();
+  Step step;
   if (phase_ == Phase::kRunning) {
     // A new message supersedes the run in flight: its stream is abandoned (later
     // bytes for it are stale) and the calls it opened are closed.
@@ -140,7 +136,7 @@ json RoundDriver::send(const json& input) {
   return start_run(std::move(step));
 }
 
-json RoundDriver::start_run(json step) {
+Step RoundDriver::start_run(Step step) {
   run_id_ = next_id("run");
   phase_ = Phase::kRunning;
   reducer_.begin_run(run_id_);
@@ -150,7 +146,7 @@ json RoundDriver::start_run(json step) {
   close_calls_left_open(calls_held_open());
   write_run_input();
   changes_.record(ChangeKind::kRoundStarted).num("round", rounds_).str("runId", run_id_);
-  step["run"]["runId"] = run_id_;
+  step.run = Step::Run{run_id_};
   return step;
 }
 
@@ -197,14 +193,11 @@ void RoundDriver::write_run_input() {
   out += '}';
 }
 
-json RoundDriver::end_turn(json step, std::string reason, std::string message, std::string code,
+Step RoundDriver::end_turn(Step step, std::string reason, std::string message, std::string code,
                           const std::vector<std::string>& closed_calls) {
   phase_ = Phase::kIdle;
   clear_round();
-  json& done = step["done"];
-  done["reason"] = reason;
-  if (!message.empty()) done["message"] = message;
-  if (!code.empty()) done["code"] = code;
+  step.done = Step::Done{reason, message, std::move(code)};
   {
     auto change = changes_.record(ChangeKind::kTurnEnded);
     change.str("reason", reason);
@@ -216,8 +209,8 @@ json RoundDriver::end_turn(json step, std::string reason, std::string message, s
 
 // ---------------------------------------------------------------- the stream
 
-json RoundDriver::feed(std::string_view run_id, std::string_view bytes) {
-  if (!streaming(run_id)) return json{{"stale", true}};
+Step RoundDriver::feed_step(std::string_view run_id, std::string_view bytes) {
+  if (!streaming(run_id)) return Step::stale_run();
   sse_events_.clear();
   const bool ok = sse_->feed(bytes, sse_events_);
   for (const auto& ev : sse_events_) {
@@ -240,11 +233,11 @@ json RoundDriver::feed(std::string_view run_id, std::string_view bytes) {
                     true);
   }
   if (reducer_.stopped()) return fail_run(reducer_.error_message(), "protocol");
-  return json::object();
+  return Step{};
 }
 
-json RoundDriver::end_of_stream(std::string_view run_id) {
-  if (!streaming(run_id)) return json{{"stale", true}};
+Step RoundDriver::end_of_stream_step(std::string_view run_id) {
+  if (!streaming(run_id)) return Step::stale_run();
   if (sse_->finish()) {
     reducer_.report(ProblemCode::kTruncatedEvent,
                     "the stream ended in the middle of an event; that event is lost", false);
@@ -252,17 +245,17 @@ json RoundDriver::end_of_stream(std::string_view run_id) {
   return after_run();
 }
 
-json RoundDriver::transport_failed(std::string_view run_id, std::string message) {
-  if (!streaming(run_id)) return json{{"stale", true}};
+Step RoundDriver::transport_failed_step(std::string_view run_id, std::string message) {
+  if (!streaming(run_id)) return Step::stale_run();
   return fail_run(std::move(message), "transport");
 }
 
-json RoundDriver::fail_run(std::string message, std::string code) {
+Step RoundDriver::fail_run(std::string message, std::string code) {
   close_unanswered_client_calls("the run failed before this call could run: " + message);
-  return end_turn(json::object(), "run_error", std::move(message), std::move(code));
+  return end_turn(Step{}, "run_error", std::move(message), std::move(code));
 }
 
-json RoundDriver::after_run() {
+Step RoundDriver::after_run() {
   switch (reducer_.phase()) {
     case RunPhase::kErrored:
       return fail_run(reducer_.error_message(), reducer_.error_code());
@@ -276,17 +269,17 @@ json RoundDriver::after_run() {
   const std::string kind = outcome.value("type", "success");
   if (kind == "cancelled") {
     close_unanswered_client_calls("cancelled: the run was cancelled by the agent");
-    return end_turn(json::object(), "cancelled", "the agent cancelled the run");
+    return end_turn(Step{}, "cancelled", "the agent cancelled the run");
   }
   if (kind == "interrupt") return after_interrupt(outcome["interrupts"]);
   std::vector<std::string> outstanding = outstanding_calls(outcome);
-  if (outstanding.empty()) return end_turn(json::object(), "done");
+  if (outstanding.empty()) return end_turn(Step{}, "done");
   return dispatch(outstanding);
 }
 
 // The run paused for the user: its interrupts wait for resolve_interrupt(), and
 // the client calls it made (or that an interrupt names) wait for the resume run.
-json RoundDriver::after_interrupt(const json& interrupts) {
+Step RoundDriver::after_interrupt(const json& interrupts) {
   for (const auto& i : interrupts) {
     Interrupt pending{i, nullptr};
     if (auto it = i.find("responseSchema"); it != i.end() && it->is_object()) {
@@ -318,7 +311,7 @@ json RoundDriver::after_interrupt(const json& interrupts) {
   }
   phase_ = Phase::kAwaiting;
   changes_.push(ChangeKind::kInterrupts, "interrupts", interrupts);
-  return json::object();
+  return Step{};
 }
 
 // The calls a successful run leaves to this client: the server's
@@ -367,11 +360,11 @@ std::vector<std::string> RoundDriver::outstanding_calls(const json& outcome) {
 
 // ---------------------------------------------------------------- dispatch
 
-json RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
+Step RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
   phase_ = Phase::kAwaiting;
   clear_round();
   const bool at_cap = rounds_ >= options_.max_rounds;
-  json step = json::object();
+  Step step;
   for (const auto& id : outstanding) {
     const json& call = thread_.find_tool_call(id)->call();
     Call c;
@@ -459,7 +452,7 @@ std::optional<RoundDriver::Refusal> RoundDriver::parse_arguments(const std::stri
 
 // The cap ends the turn: turn_ended says so and names the calls it closed (not
 // a stream problem: the stream broke no rule).
-json RoundDriver::end_at_round_cap(json step) {
+Step RoundDriver::end_at_round_cap(Step step) {
   append_tool_messages(round_);
   std::vector<std::string> closed;
   closed.reserve(round_.size());
@@ -521,7 +514,7 @@ void RoundDriver::append_tool_messages(const std::vector<Call>& calls) {
     changes_.push(ChangeKind::kToolResult, "message", *stored);
 }
 
-json RoundDriver::maybe_complete_round(json step) {
+Step RoundDriver::maybe_complete_round(Step step) {
   // Calls are answered once and stay answered: each is passed over once a round.
   while (round_answered_ < round_.size() &&
          round_[round_answered_].status == CallStatus::kAnswered)
@@ -536,7 +529,7 @@ json RoundDriver::maybe_complete_round(json step) {
 
 // ---------------------------------------------------------------- answers
 
-json RoundDriver::submit_result(std::string_view tool_call_id, std::string content) {
+Step RoundDriver::submit_result_step(std::string_view tool_call_id, std::string content) {
   Call* call = find_call(tool_call_id);
   if (call == nullptr || call->status != CallStatus::kRunning) {
     return refuse(call ? ErrorCode::kAlreadyAnswered : ErrorCode::kUnknownToolCall,
@@ -552,10 +545,10 @@ json RoundDriver::submit_result(std::string_view tool_call_id, std::string conte
   } else {
     answer(*call, std::move(content), std::nullopt);
   }
-  return maybe_complete_round(json::object());
+  return maybe_complete_round(Step{});
 }
 
-json RoundDriver::submit_error(std::string_view tool_call_id, std::string message) {
+Step RoundDriver::submit_error_step(std::string_view tool_call_id, std::string message) {
   Call* call = find_call(tool_call_id);
   if (call == nullptr || call->status != CallStatus::kRunning) {
     return refuse(
@@ -566,14 +559,14 @@ json RoundDriver::submit_error(std::string_view tool_call_id, std::string messag
     answer_with_error(*call, "the handler failed with an error message of " +
                                  std::to_string(message.size()) + " bytes, over the limit of " +
                                  std::to_string(options_.max_result_bytes) + " (maxResultBytes)");
-    return maybe_complete_round(json::object());
+    return maybe_complete_round(Step{});
   }
   answer_with_error(*call, message);
-  return maybe_complete_round(json::object());
+  return maybe_complete_round(Step{});
 }
 
 RoundDriver::Call* RoundDriver::pending_approval(std::string_view thread_id,
-                                                 std::string_view tool_call_id, json& refusal) {
+                                                 std::string_view tool_call_id, Step& refusal) {
   if (thread_id != thread_.id()) {
     refusal = refuse(ErrorCode::kWrongThread,
                      "tool call '" + std::string(tool_call_id) + "' belongs to thread '" +
@@ -602,22 +595,16 @@ json RoundDriver::issue_details(const std::vector<SchemaIssue>& issues) {
   return details;
 }
 
-void RoundDriver::start_handler(Call& call, const Tool& tool, json& step) {
+void RoundDriver::start_handler(Call& call, const Tool& tool, Step& step) {
   call.status = CallStatus::kRunning;
   record_status(call, "running");
-  // Built member by member: an initializer list would copy each value twice.
-  json& execute = step["execute"];
-  if (!execute.is_array()) execute = json::array();
-  json& entry = execute.emplace_back(json::object());
-  entry["toolCallId"] = call.id;
-  entry["name"] = call.name;
-  entry["args"] = call.args;
-  entry["timeoutMs"] = tool.spec.timeout_ms.value_or(options_.default_timeout_ms);
-  entry["threadId"] = thread_.id();
+  step.execute.push_back(Step::Execute{call.id, call.name, call.args,
+                                       tool.spec.timeout_ms.value_or(options_.default_timeout_ms),
+                                       thread_.id()});
 }
 
-json RoundDriver::approve(std::string_view thread_id, std::string_view tool_call_id) {
-  json refusal;
+Step RoundDriver::approve_step(std::string_view thread_id, std::string_view tool_call_id) {
+  Step refusal;
   Call* call = pending_approval(thread_id, tool_call_id, refusal);
   if (call == nullptr) return refusal;
   // The registry may have changed while the user looked at the card (or the
@@ -628,21 +615,21 @@ json RoundDriver::approve(std::string_view thread_id, std::string_view tool_call
     answer_with_error(*call, "tool '" + call->name + "' " +
                                  (tool ? "was disabled" : "was removed from this client") +
                                  " while waiting for approval; it was not run");
-    return maybe_complete_round(json::object());
+    return maybe_complete_round(Step{});
   }
   if (auto issues = tool->schema->validate(call->args);
       !issues.empty() || !call->args.is_object()) {
     answer_with_error(*call, "invalid arguments", issue_details(issues));
-    return maybe_complete_round(json::object());
+    return maybe_complete_round(Step{});
   }
-  json step = json::object();
+  Step step;
   start_handler(*call, *tool, step);
   return step;
 }
 
-json RoundDriver::reject(std::string_view thread_id, std::string_view tool_call_id,
+Step RoundDriver::reject_step(std::string_view thread_id, std::string_view tool_call_id,
                          std::string reason) {
-  json refusal;
+  Step refusal;
   Call* call = pending_approval(thread_id, tool_call_id, refusal);
   if (call == nullptr) return refusal;
   const Tool* tool = registry_->find(call->name);
@@ -655,10 +642,10 @@ json RoundDriver::reject(std::string_view thread_id, std::string_view tool_call_
     answer_with_error(
         *call, "the user rejected this call" + (reason.empty() ? std::string() : ": " + reason));
   }
-  return maybe_complete_round(json::object());
+  return maybe_complete_round(Step{});
 }
 
-json RoundDriver::resolve_interrupt(std::string_view interrupt_id, json payload) {
+Step RoundDriver::resolve_interrupt_step(std::string_view interrupt_id, json payload) {
   auto it = std::find_if(interrupts_.begin(), interrupts_.end(),
                          [&](const Interrupt& i) { return i.interrupt["id"] == interrupt_id; });
   if (it == interrupts_.end())
@@ -684,11 +671,11 @@ json RoundDriver::resolve_interrupt(std::string_view interrupt_id, json payload)
   }
   answer_interrupt(it->interrupt["id"], "resolved", std::move(payload));
   interrupts_.erase(it);
-  if (!interrupts_.empty()) return json::object();
+  if (!interrupts_.empty()) return Step{};
   return start_run();  // a resume is not a tool round: it does not count toward the cap
 }
 
-json RoundDriver::cancel_interrupt(std::string_view interrupt_id, std::string reason) {
+Step RoundDriver::cancel_interrupt_step(std::string_view interrupt_id, std::string reason) {
   auto it = std::find_if(interrupts_.begin(), interrupts_.end(),
                          [&](const Interrupt& i) { return i.interrupt["id"] == interrupt_id; });
   if (it == interrupts_.end())
@@ -697,16 +684,15 @@ json RoundDriver::cancel_interrupt(std::string_view interrupt_id, std::string re
   answer_interrupt(it->interrupt["id"], "cancelled",
                    reason.empty() ? json() : json{{"reason", std::move(reason)}});
   interrupts_.erase(it);
-  if (!interrupts_.empty()) return json::object();
+  if (!interrupts_.empty()) return Step{};
   return start_run();
 }
 
-json RoundDriver::cancel_pending_interrupts(const std::string& reason) {
+void RoundDriver::cancel_pending_interrupts(const std::string& reason) {
   for (const auto& i : interrupts_) {
     answer_interrupt(i.interrupt["id"], "cancelled", json{{"reason", reason}});
   }
   interrupts_.clear();
-  return json::object();
 }
 
 void RoundDriver::answer_interrupt(const json& interrupt_id, std::string_view status,
@@ -788,15 +774,15 @@ void RoundDriver::close_calls_left_open(const std::unordered_set<std::string>& k
   append_tool_messages(closed);
 }
 
-json RoundDriver::abort(std::string reason) {
+Step RoundDriver::abort_step(std::string reason) {
   const std::string why =
       "cancelled: " + (reason.empty() ? std::string("the user aborted the turn") : reason);
-  if (phase_ == Phase::kIdle) return json::object();
+  if (phase_ == Phase::kIdle) return Step{};
   if (phase_ == Phase::kRunning) close_unanswered_client_calls(why);
   close_deferred_calls(why);  // those an interrupted run left waiting
   close_open_calls(why);
   cancel_pending_interrupts(reason.empty() ? "aborted" : reason);
-  return end_turn(json::object(), "aborted", reason.empty() ? "aborted by the user" : reason);
+  return end_turn(Step{}, "aborted", reason.empty() ? "aborted by the user" : reason);
 }
 
 // ---------------------------------------------------------------- status, export
@@ -821,9 +807,9 @@ json RoundDriver::status() const {
   return s;
 }
 
-json RoundDriver::continue_turn() {
-  if (phase_ != Phase::kAwaiting || !interrupts_.empty() || round_.empty()) return json::object();
-  return maybe_complete_round(json::object());
+Step RoundDriver::continue_turn_step() {
+  if (phase_ != Phase::kAwaiting || !interrupts_.empty() || round_.empty()) return Step{};
+  return maybe_complete_round(Step{});
 }
 
 }  // namespace agui

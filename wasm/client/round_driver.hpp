@@ -1,16 +1,8 @@
 // The round driver: one thread's client-tool loop, as a state machine that never
 // does I/O. The host (the JS shim) feeds it the bytes of each run and the
-// results of the handlers it was asked to run; every call answers with a Step,
-// the JSON object that says what the host must do next:
-//
-//   {"run": {"runId"}}                POST run_input() and feed back the stream
-//   {"execute": [{toolCallId, name, args, timeoutMs}, ...]}
-//                                     start these handlers now (each at most once)
-//   {"done": {"reason": "done" | "round_limit" | "aborted" | "run_error" | "cancelled",
-//             "message"?, "code"?}}   the turn is over
-//   {"error": {"code", "message"}}    the call was refused; nothing changed
-//
-// A step may carry several of these ("execute" and "run" never together).
+// results of the handlers it was asked to run; every call answers with a Step
+// (step.hpp), as JSON: run this request, execute these handlers, the turn is
+// done, stale bytes, or a refusal.
 // What changed in the thread is drained separately with take_changes().
 // The RunAgentInput of a run is written as JSON text once, straight from the
 // thread (no copy of the messages is built): run_input() holds it, and it is
@@ -29,6 +21,7 @@
 #include <vector>
 
 #include "client/driver_options.hpp"
+#include "client/step.hpp"
 #include "client/tool_registry.hpp"
 #include "common/error.hpp"
 #include "common/json.hpp"
@@ -53,26 +46,26 @@ class RoundDriver {
   // messages; ids are added where missing). A turn in progress is superseded:
   // its run is abandoned and its open calls are closed as cancelled. Bad input
   // is refused before anything changes.
-  json send(const json& text_or_messages);
+  json send(const json& text_or_messages) { return answer(send_step(text_or_messages)); }
   // The bytes of the run `run_id`'s response body, in any chunking.
-  json feed(std::string_view run_id, std::string_view bytes);
-  json end_of_stream(std::string_view run_id);
+  json feed(std::string_view run_id, std::string_view bytes) { return answer(feed_step(run_id, bytes)); }
+  json end_of_stream(std::string_view run_id) { return answer(end_of_stream_step(run_id)); }
   // The run could not be read (HTTP error, wrong content type, network).
-  json transport_failed(std::string_view run_id, std::string message);
+  json transport_failed(std::string_view run_id, std::string message) { return answer(transport_failed_step(run_id, std::move(message))); }
 
   // A handler's result: `content` is the tool message content as the host
   // serialised it (a string as is, anything else as JSON text).
-  json submit_result(std::string_view tool_call_id, std::string content);
-  json submit_error(std::string_view tool_call_id, std::string message);
+  json submit_result(std::string_view tool_call_id, std::string content) { return answer(submit_result_step(tool_call_id, std::move(content))); }
+  json submit_error(std::string_view tool_call_id, std::string message) { return answer(submit_error_step(tool_call_id, std::move(message))); }
 
-  json approve(std::string_view thread_id, std::string_view tool_call_id);
-  json reject(std::string_view thread_id, std::string_view tool_call_id, std::string reason);
-  json resolve_interrupt(std::string_view interrupt_id, json payload);
-  json cancel_interrupt(std::string_view interrupt_id, std::string reason);
+  json approve(std::string_view thread_id, std::string_view tool_call_id) { return answer(approve_step(thread_id, tool_call_id)); }
+  json reject(std::string_view thread_id, std::string_view tool_call_id, std::string reason) { return answer(reject_step(thread_id, tool_call_id, std::move(reason))); }
+  json resolve_interrupt(std::string_view interrupt_id, json payload) { return answer(resolve_interrupt_step(interrupt_id, std::move(payload))); }
+  json cancel_interrupt(std::string_view interrupt_id, std::string reason) { return answer(cancel_interrupt_step(interrupt_id, std::move(reason))); }
 
-  json abort(std::string reason);
+  json abort(std::string reason) { return answer(abort_step(std::move(reason))); }
   // After from_export(): the step that carries the turn on (may be empty).
-  json continue_turn();
+  json continue_turn() { return answer(continue_turn_step()); }
 
   // The RunAgentInput of the run last started, as JSON text: the request body.
   const std::string& run_input() const { return run_input_; }
@@ -96,6 +89,21 @@ class RoundDriver {
   const std::vector<std::string>& deferred_calls() const { return deferred_; }
 
  private:
+  // The public calls above, each answering with its Step, written as JSON once.
+  static json answer(Step step) { return std::move(step).to_json(); }
+  Step send_step(const json& text_or_messages);
+  Step feed_step(std::string_view run_id, std::string_view bytes);
+  Step end_of_stream_step(std::string_view run_id);
+  Step transport_failed_step(std::string_view run_id, std::string message);
+  Step submit_result_step(std::string_view tool_call_id, std::string content);
+  Step submit_error_step(std::string_view tool_call_id, std::string message);
+  Step approve_step(std::string_view thread_id, std::string_view tool_call_id);
+  Step reject_step(std::string_view thread_id, std::string_view tool_call_id, std::string reason);
+  Step resolve_interrupt_step(std::string_view interrupt_id, json payload);
+  Step cancel_interrupt_step(std::string_view interrupt_id, std::string reason);
+  Step abort_step(std::string reason);
+  Step continue_turn_step();
+
   enum class Phase { kIdle, kRunning, kAwaiting };
   enum class CallStatus { kPendingApproval, kRunning, kAnswered };
   struct Call {
@@ -111,15 +119,15 @@ class RoundDriver {
     std::shared_ptr<const CompiledSchema> response_schema;
   };
 
-  json start_run(json step = json::object());
+  Step start_run(Step step = {});
   void write_run_input();
-  json after_run();
-  json after_interrupt(const json& interrupts);
+  Step after_run();
+  Step after_interrupt(const json& interrupts);
   std::vector<std::string> outstanding_calls(const json& outcome);
-  json fail_run(std::string message, std::string code);
+  Step fail_run(std::string message, std::string code);
   // Starts (or asks approval for) each call it may run; answers the others
   // with an error result saying why not (why_not_run).
-  json dispatch(const std::vector<std::string>& outstanding);
+  Step dispatch(const std::vector<std::string>& outstanding);
   struct Refusal {
     std::string message;
     json details = nullptr;
@@ -127,14 +135,14 @@ class RoundDriver {
   std::optional<Refusal> why_not_run(const Call& call, const json& tool_call, const Tool* tool,
                                      bool at_cap, json& args);
   std::optional<Refusal> parse_arguments(const std::string& id, const json& tool_call, json& args);
-  json end_at_round_cap(json step);
+  Step end_at_round_cap(Step step);
   // Import (thread_export.cpp), part by part.
   void restore_thread(const json& e);
   void restore_interrupts(const json& e);
   void restore_calls(const json& e);
   void close_streamed_calls(const json& e);
-  json maybe_complete_round(json step);
-  json end_turn(json step, std::string reason, std::string message = {}, std::string code = {},
+  Step maybe_complete_round(Step step);
+  Step end_turn(Step step, std::string reason, std::string message = {}, std::string code = {},
                 const std::vector<std::string>& closed_calls = {});
   void close_open_calls(const std::string& why);
   void close_unanswered_client_calls(const std::string& why);
@@ -161,12 +169,12 @@ class RoundDriver {
   json approval_json(const Call& call) const;
   // The call waiting for the user's decision on thread `thread_id`, or null with
   // `refusal` saying why there is none (another thread, unknown, answered).
-  Call* pending_approval(std::string_view thread_id, std::string_view tool_call_id, json& refusal);
+  Call* pending_approval(std::string_view thread_id, std::string_view tool_call_id, Step& refusal);
   // Marks the call running and adds it to the step's "execute".
-  void start_handler(Call& call, const Tool& tool, json& step);
+  void start_handler(Call& call, const Tool& tool, Step& step);
   static json issue_details(const std::vector<SchemaIssue>& issues);
-  json refuse(ErrorCode code, std::string message) const;
-  json cancel_pending_interrupts(const std::string& reason);
+  Step refuse(ErrorCode code, std::string message) const;
+  void cancel_pending_interrupts(const std::string& reason);
   // A resume entry for the next run ({interruptId, status, payload?}) and its
   // interrupt_answered record; the caller takes the interrupt off the list.
   void answer_interrupt(const json& interrupt_id, std::string_view status, json payload);

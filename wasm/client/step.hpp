@@ -1,0 +1,64 @@
+// The Step: what the host must do next. Every call the round driver takes
+// answers with one (round_driver.hpp says which call answers what); the host
+// reads it as JSON, written by to_json() alone:
+//
+//   {"run": {"runId"}}                 POST run_input() and feed the body back
+//   {"execute": [{toolCallId, name, args, timeoutMs, threadId}, ...]}
+//                                      start these handlers now (each at most once)
+//   {"done": {"reason", "message"?, "code"?}}
+//                                      the turn is over; reason is one of kDoneReasons
+//   {"stale": true}                    bytes or an end for a run no longer current: ignored
+//   {"error": {"code", "message"}}     the call was refused; nothing changed
+//
+// A step may carry several of these ("execute" and "run" never together); an
+// empty step ({}) means: wait (for handlers, approvals or interrupts).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "common/json.hpp"
+
+namespace agui {
+
+struct Step {
+  struct Run {
+    std::string run_id;
+  };
+  struct Execute {
+    std::string tool_call_id;
+    std::string name;
+    json args;
+    std::int64_t timeout_ms = 0;
+    std::string thread_id;
+  };
+  struct Done {
+    std::string reason;   // "done" | "round_limit" | "aborted" | "run_error" | "cancelled"
+    std::string message;  // empty: absent
+    std::string code;     // empty: absent (a RUN_ERROR's code, or "transport" / "protocol")
+  };
+
+  std::optional<Run> run;
+  std::vector<Execute> execute;
+  std::optional<Done> done;
+  std::optional<Error> error;
+  bool stale = false;
+
+  static Step refused(ErrorCode code, std::string message) {
+    Step s;
+    s.error = make_error(code, std::move(message));
+    return s;
+  }
+  static Step stale_run() {
+    Step s;
+    s.stale = true;
+    return s;
+  }
+  // The step as JSON, its handlers' arguments moved into it (a step is written once).
+  json to_json() &&;
+};
+
+}  // namespace agui
