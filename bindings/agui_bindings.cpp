@@ -11,10 +11,10 @@
 #include <string>
 #include <type_traits>
 
-#include "common/error.hpp"
-#include "common/json_text.hpp"
 #include "client/round_driver.hpp"
 #include "client/tool_registry.hpp"
+#include "common/error.hpp"
+#include "common/json_text.hpp"
 
 namespace {
 
@@ -243,9 +243,7 @@ class Driver {
   }
   template <class F>
   std::string query(const char* where, F&& body) {
-    return guarded(where, [&]() -> json {
-      return driver_ ? body() : not_open(where);
-    });
+    return guarded(where, [&]() -> json { return driver_ ? body() : not_open(where); });
   }
   // A step carries the changes recorded since the last step as its "changes"
   // member, so the shim crosses the boundary and parses once per step. A

@@ -25,8 +25,8 @@
 #include <variant>
 #include <vector>
 
-#include "schema/json_schema.hpp"
 #include "schema/internal/program.hpp"
+#include "schema/json_schema.hpp"
 
 // The compiled RegExps live in a table on the module, by number. A failure
 // leaves its message there for agui_regexp_error() to copy out. Strings cross
@@ -93,14 +93,16 @@ EM_JS(int, agui_property_new, (const char* name, int length), {
       regexp = new RegExp("^" + String.fromCharCode(92) + "p{" + text + "}$", "u");
     } catch (e) {
     }
-    properties.set(text, regexp && (table.propertyList || (table.propertyList = [])).push(regexp) - 1);
+    properties.set(text,
+                   regexp && (table.propertyList || (table.propertyList = [])).push(regexp) - 1);
   }
   const id = properties.get(text);
-  return id === null ? -1 : id;
+  return id == = null ? -1 : id;
 });
 
-EM_JS(int, agui_property_test, (int id, int code_point),
-      { return Module.aguiRegExps.propertyList[id].test(String.fromCodePoint(code_point)) ? 1 : 0; });
+EM_JS(int, agui_property_test, (int id, int code_point), {
+  return Module.aguiRegExps.propertyList[id].test(String.fromCodePoint(code_point)) ? 1 : 0;
+});
 
 namespace agui {
 namespace {
@@ -117,7 +119,8 @@ class HostPropertyOracle final : public schema_detail::UnicodePropertyOracle {
   bool contains(std::uint32_t property, char32_t c) const override {
     Entry& entry = cache_[(property * 0x9E3779B1u ^ c) % kCacheSize];
     if (entry.property != property || entry.code_point != c) {
-      entry = {property, c, agui_property_test(static_cast<int>(property), static_cast<int>(c)) == 1};
+      entry = {property, c,
+               agui_property_test(static_cast<int>(property), static_cast<int>(c)) == 1};
     }
     return entry.member;
   }

@@ -10,7 +10,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 JS=('js-shim/src/**/*.js' 'js-shim/scripts/**/*.mjs' 'tests/**/*.mjs' 'demo-page/**/*.js' 'demo-page/**/*.mjs')
-mapfile -t CXX < <(find wasm bindings tests/native tests/fuzz \( -name '*.cpp' -o -name '*.hpp' \) | sort)
+mapfile -t CXX < <(find wasm bindings tests/native tests/fuzz tests/bench \( -name '*.cpp' -o -name '*.hpp' \) | sort)
 PRETTIER="$ROOT/tests/node_modules/.bin/prettier"
 [ -x "$PRETTIER" ] || { echo "prettier is missing: npm ci in tests/" >&2; exit 2; }
 

@@ -1,17 +1,17 @@
-// Native equivalent of bench path (a), for callgrind (tests/bench/profile.mjs native): one RoundDriver turn over a
-// generated SSE body, fed in 1-4 KB chunks, each step (with the request body it starts) and the drained changes
-// taken as text, as the bindings hand them to the shim.
+// Native equivalent of bench path (a), for callgrind (tests/bench/profile.mjs native): one
+// RoundDriver turn over a generated SSE body, fed in 1-4 KB chunks, each step (with the request
+// body it starts) and the drained changes taken as text, as the bindings hand them to the shim.
 //   stream_native BODY.sse [repeats=1] [tool-round-calls=0]
-// With tool-round-calls > 0 it instead runs that many rounds of one no-op tool call (the round-overhead path).
+// With tool-round-calls > 0 it instead runs that many rounds of one no-op tool call (the
+// round-overhead path).
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "client/round_driver.hpp"
 #include "client/tool_registry.hpp"
@@ -37,9 +37,12 @@ void stream_turn(const std::shared_ptr<agui::ToolRegistry>& registry, const std:
   sink += step_size(driver, step);
   sink += driver.take_changes_text().size();
   const std::string run_id = step["run"]["runId"].get<std::string>();
-  const std::string head = sse({{"type", "RUN_STARTED"}, {"threadId", "bench-thread"}, {"runId", run_id}});
-  const std::string tail =
-      sse({{"type", "RUN_FINISHED"}, {"threadId", "bench-thread"}, {"runId", run_id}, {"outcome", {{"type", "success"}}}});
+  const std::string head =
+      sse({{"type", "RUN_STARTED"}, {"threadId", "bench-thread"}, {"runId", run_id}});
+  const std::string tail = sse({{"type", "RUN_FINISHED"},
+                                {"threadId", "bench-thread"},
+                                {"runId", run_id},
+                                {"outcome", {{"type", "success"}}}});
   auto feed = [&](std::string_view bytes) {
     sink += step_size(driver, driver.feed(run_id, bytes));
     sink += driver.take_changes_text().size();
@@ -59,37 +62,53 @@ void stream_turn(const std::shared_ptr<agui::ToolRegistry>& registry, const std:
   if (!done.contains("done")) std::cerr << "turn did not end: " << done.dump() << "\n";
 }
 
-// `rounds` turns of: run with one tool call -> execute -> submit_result -> follow-up run -> text -> done.
+// `rounds` turns of: run with one tool call -> execute -> submit_result -> follow-up run -> text ->
+// done.
 void tool_rounds(int rounds) {
   auto registry = std::make_shared<agui::ToolRegistry>();
-  auto spec = agui::ToolSpec::from_json(json{{"name", "noop"},
-                                             {"description", "does nothing"},
-                                             {"parameters", {{"type", "object"}, {"properties", {{"i", {{"type", "integer"}}}}}}}});
+  auto spec = agui::ToolSpec::from_json(
+      json{{"name", "noop"},
+           {"description", "does nothing"},
+           {"parameters", {{"type", "object"}, {"properties", {{"i", {{"type", "integer"}}}}}}}});
   registry->add(std::get<agui::ToolSpec>(std::move(spec)));
   for (int r = 0; r < rounds; ++r) {
     agui::RoundDriver driver(registry, "bench-thread");
     json step = driver.send(json("go"));
     sink += step_size(driver, step) + driver.take_changes_text().size();
     std::string run_id = step["run"]["runId"].get<std::string>();
-    std::string bytes = sse({{"type", "RUN_STARTED"}, {"threadId", "bench-thread"}, {"runId", run_id}});
+    std::string bytes =
+        sse({{"type", "RUN_STARTED"}, {"threadId", "bench-thread"}, {"runId", run_id}});
     bytes += sse({{"type", "TEXT_MESSAGE_START"}, {"messageId", "m1"}, {"role", "assistant"}});
-    bytes += sse({{"type", "TEXT_MESSAGE_CONTENT"}, {"messageId", "m1"}, {"delta", "Let me check."}});
+    bytes +=
+        sse({{"type", "TEXT_MESSAGE_CONTENT"}, {"messageId", "m1"}, {"delta", "Let me check."}});
     bytes += sse({{"type", "TEXT_MESSAGE_END"}, {"messageId", "m1"}});
-    bytes += sse({{"type", "TOOL_CALL_START"}, {"toolCallId", "c1"}, {"toolCallName", "noop"}, {"parentMessageId", "m1"}});
+    bytes += sse({{"type", "TOOL_CALL_START"},
+                  {"toolCallId", "c1"},
+                  {"toolCallName", "noop"},
+                  {"parentMessageId", "m1"}});
     bytes += sse({{"type", "TOOL_CALL_ARGS"}, {"toolCallId", "c1"}, {"delta", "{\"i\":"}});
-    bytes += sse({{"type", "TOOL_CALL_ARGS"}, {"toolCallId", "c1"}, {"delta", std::to_string(r) + "}"}});
+    bytes +=
+        sse({{"type", "TOOL_CALL_ARGS"}, {"toolCallId", "c1"}, {"delta", std::to_string(r) + "}"}});
     bytes += sse({{"type", "TOOL_CALL_END"}, {"toolCallId", "c1"}});
-    bytes += sse({{"type", "RUN_FINISHED"}, {"threadId", "bench-thread"}, {"runId", run_id}, {"outcome", {{"type", "success"}}}});
+    bytes += sse({{"type", "RUN_FINISHED"},
+                  {"threadId", "bench-thread"},
+                  {"runId", run_id},
+                  {"outcome", {{"type", "success"}}}});
     sink += step_size(driver, driver.feed(run_id, bytes)) + driver.take_changes_text().size();
-    // The round: from the end of the stream to the follow-up run (what bench section 3 times in the browser path).
+    // The round: from the end of the stream to the follow-up run (what bench section 3 times in the
+    // browser path).
     step = driver.end_of_stream(run_id);
     sink += step_size(driver, step) + driver.take_changes_text().size();
     const std::string call_id = step["execute"][0]["toolCallId"].get<std::string>();
     step = driver.submit_result(call_id, "\"ok\"");
     sink += step_size(driver, step) + driver.take_changes_text().size();
     run_id = step["run"]["runId"].get<std::string>();
-    std::string reply = sse({{"type", "RUN_STARTED"}, {"threadId", "bench-thread"}, {"runId", run_id}});
-    reply += sse({{"type", "RUN_FINISHED"}, {"threadId", "bench-thread"}, {"runId", run_id}, {"outcome", {{"type", "success"}}}});
+    std::string reply =
+        sse({{"type", "RUN_STARTED"}, {"threadId", "bench-thread"}, {"runId", run_id}});
+    reply += sse({{"type", "RUN_FINISHED"},
+                  {"threadId", "bench-thread"},
+                  {"runId", run_id},
+                  {"outcome", {{"type", "success"}}}});
     sink += step_size(driver, driver.feed(run_id, reply)) + driver.take_changes_text().size();
     step = driver.end_of_stream(run_id);
     sink += step_size(driver, step) + driver.take_changes_text().size();
@@ -116,7 +135,9 @@ int main(int argc, char** argv) {
     auto registry = std::make_shared<agui::ToolRegistry>();
     for (int r = 0; r < repeats; ++r) stream_turn(registry, body);
   }
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("{\"ms\":%.3f,\"repeats\":%d,\"rounds\":%d,\"sink\":%zu}\n", ms, repeats, rounds, sink);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("{\"ms\":%.3f,\"repeats\":%d,\"rounds\":%d,\"sink\":%zu}\n", ms, repeats, rounds,
+              sink);
   return 0;
 }

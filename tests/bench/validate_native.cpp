@@ -1,5 +1,6 @@
-// Native validation bench (a CMake target, tests/bench/CMakeLists.txt; built by validation.mjs): compiles each
-// schema of a bench set once and validates its instances round-robin; prints validations/s as JSON.
+// Native validation bench (a CMake target, tests/bench/CMakeLists.txt; built by validation.mjs):
+// compiles each schema of a bench set once and validates its instances round-robin; prints
+// validations/s as JSON.
 //   validate_native SET.json [seconds-per-sample=0.3] [samples=5]
 #include <algorithm>
 #include <chrono>
@@ -7,11 +8,10 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "schema/json_schema.hpp"
 
@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
   for (const auto& entry : set.at("schemas")) {
     auto compiled = agui::CompiledSchema::compile(entry.at("schema"));
     if (auto* err = std::get_if<agui::SchemaCompileError>(&compiled)) {
-      std::cerr << entry.value("name", "?") << ": does not compile: " << err->message << " at " << err->schema_path
-                << "\n";
+      std::cerr << entry.value("name", "?") << ": does not compile: " << err->message << " at "
+                << err->schema_path << "\n";
       return 1;
     }
     auto schema = std::get<std::shared_ptr<const agui::CompiledSchema>>(compiled);
@@ -91,7 +91,9 @@ int main(int argc, char** argv) {
     (c.valid ? valid : invalid).push_back(&c);
   }
   auto validate = [](const Case& c) { return c.schema->validate(c.instance).size(); };
-  auto is_valid = [](const Case& c) { return static_cast<std::size_t>(c.schema->is_valid(c.instance)); };
+  auto is_valid = [](const Case& c) {
+    return static_cast<std::size_t>(c.schema->is_valid(c.instance));
+  };
   auto parse_validate = [](const Case& c) {
     return c.schema->validate(json::parse(c.text, nullptr, false)).size();
   };

@@ -31,9 +31,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "fuzz_support.hpp"
 #include "client/round_driver.hpp"
 #include "client/tool_registry.hpp"
+#include "fuzz_support.hpp"
 
 namespace {
 
@@ -162,24 +162,14 @@ class Harness {
     json step;
     switch (action) {
       case 0:
-      case 1:
-        step = send();
-        break;
+      case 1: step = send(); break;
       case 2:
       case 3:
       case 4:
-      case 5:
-        step = feed_run();
-        break;
-      case 6:
-        step = call([&] { return driver_->feed(pick_run(), gen_.text()); });
-        break;
-      case 7:
-        step = call([&] { return driver_->end_of_stream(pick_run()); });
-        break;
-      case 8:
-        step = call([&] { return driver_->transport_failed(pick_run(), "HTTP 500"); });
-        break;
+      case 5: step = feed_run(); break;
+      case 6: step = call([&] { return driver_->feed(pick_run(), gen_.text()); }); break;
+      case 7: step = call([&] { return driver_->end_of_stream(pick_run()); }); break;
+      case 8: step = call([&] { return driver_->transport_failed(pick_run(), "HTTP 500"); }); break;
       case 9:
       case 10: {
         const std::string id = pick_call();
@@ -226,9 +216,7 @@ class Harness {
         }
         break;
       }
-      case 16:
-        step = call([&] { return driver_->abort(in_.ConsumeBool() ? "" : "stop"); });
-        break;
+      case 16: step = call([&] { return driver_->abort(in_.ConsumeBool() ? "" : "stop"); }); break;
       case 17:
         reload();
         step = call([&] { return driver_->continue_turn(); });
@@ -238,9 +226,7 @@ class Harness {
         (void)registry_->set_enabled(name, in_.ConsumeBool());
         return;
       }
-      default:
-        step = call([&] { return driver_->continue_turn(); });
-        break;
+      default: step = call([&] { return driver_->continue_turn(); }); break;
     }
     check_step(step);
     check_thread();
@@ -263,9 +249,7 @@ class Harness {
   json send() {
     json input;
     switch (in_.ConsumeIntegralInRange(0, 5)) {
-      case 0:
-        input = json::array({{{"role", "user"}, {"content", gen_.text()}}});
-        break;
+      case 0: input = json::array({{{"role", "user"}, {"content", gen_.text()}}}); break;
       case 1: {
         input = gen_.messages();  // may carry calls and results: the host's word
         for (const auto& m : input) {
@@ -275,12 +259,8 @@ class Harness {
         }
         break;
       }
-      case 2:
-        input = gen_.value();
-        break;
-      default:
-        input = gen_.text();
-        break;
+      case 2: input = gen_.value(); break;
+      default: input = gen_.text(); break;
     }
     return call([&] { return driver_->send(input); });
   }
@@ -459,8 +439,9 @@ class Harness {
                       "a resume is a non-empty list");
       expected["resume"] = input["resume"];
     }
-    AGUI_FUZZ_CHECK(agui::fuzz::dump(expected) == driver_->run_input(),
-                    "run_input() holds the thread, the tools and the options, as dump() writes them");
+    AGUI_FUZZ_CHECK(
+        agui::fuzz::dump(expected) == driver_->run_input(),
+        "run_input() holds the thread, the tools and the options, as dump() writes them");
     check_no_call_goes_out_open(input["messages"]);
   }
 

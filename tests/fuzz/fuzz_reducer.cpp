@@ -10,9 +10,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "protocol/event_reducer.hpp"
-#include "fuzz_support.hpp"
 #include "common/json_text.hpp"
+#include "fuzz_support.hpp"
+#include "protocol/event_reducer.hpp"
 #include "protocol/sse_parser.hpp"
 #include "protocol/thread.hpp"
 

@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "common/utf8.hpp"
 #include "fuzz_support.hpp"
 #include "protocol/sse_parser.hpp"
-#include "common/utf8.hpp"
 
 namespace {
 

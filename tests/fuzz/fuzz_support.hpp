@@ -126,43 +126,27 @@ class EventGen {
   // (escaped into valid UTF-8 on the way out, as a server's encoder would).
   std::string text() {
     switch (in_.ConsumeIntegralInRange(0, 11)) {
-      case 0:
-        return "{\"city\":\"Paris\"}";
-      case 1:
-        return "{\"path\":\"/tmp/x\"}";
-      case 2:
-        return "{";
-      case 3:
-        return "\"city\":\"Oslo\"}";
-      case 4:
-        return "";
-      case 5:
-        return "[1]";
-      case 6:
-        return "{\"__proto__\":{\"x\":1},\"constructor\":\"c\",\"city\":\"Rome\"}";
-      case 7:
-        return std::string(in_.ConsumeIntegralInRange<std::size_t>(1, 300), '[');
-      case 8:
-        return "{\"city\":42}";
-      case 9:
-        return "{\"question\":\"ok?\"}";
-      default:
-        return in_.ConsumeRandomLengthString(48);
+      case 0: return "{\"city\":\"Paris\"}";
+      case 1: return "{\"path\":\"/tmp/x\"}";
+      case 2: return "{";
+      case 3: return "\"city\":\"Oslo\"}";
+      case 4: return "";
+      case 5: return "[1]";
+      case 6: return "{\"__proto__\":{\"x\":1},\"constructor\":\"c\",\"city\":\"Rome\"}";
+      case 7: return std::string(in_.ConsumeIntegralInRange<std::size_t>(1, 300), '[');
+      case 8: return "{\"city\":42}";
+      case 9: return "{\"question\":\"ok?\"}";
+      default: return in_.ConsumeRandomLengthString(48);
     }
   }
 
   json value(int depth = 0) {
     switch (in_.ConsumeIntegralInRange(0, depth > 3 ? 4 : 7)) {
-      case 0:
-        return nullptr;
-      case 1:
-        return in_.ConsumeBool();
-      case 2:
-        return in_.ConsumeIntegral<int>();
-      case 3:
-        return in_.ConsumeFloatingPoint<double>();
-      case 4:
-        return text();
+      case 0: return nullptr;
+      case 1: return in_.ConsumeBool();
+      case 2: return in_.ConsumeIntegral<int>();
+      case 3: return in_.ConsumeFloatingPoint<double>();
+      case 4: return text();
       case 5: {
         json a = json::array();
         for (int i = 0, n = in_.ConsumeIntegralInRange(0, 3); i < n; ++i)
@@ -195,26 +179,13 @@ class EventGen {
                  {"type", "function"},
                  {"function", {{"name", tool_name()}, {"arguments", text()}}}};
     switch (in_.ConsumeIntegralInRange(0, 9)) {
-      case 0:
-        call.erase("function");
-        break;
-      case 1:
-        call["function"] = "get_weather";
-        break;
-      case 2:
-        call["function"]["name"] = 7;
-        break;
-      case 3:
-        call["function"]["arguments"] = value();
-        break;
-      case 4:
-        call.erase("id");
-        break;
-      case 5:
-        call["function"].erase("arguments");
-        break;
-      default:
-        break;
+      case 0: call.erase("function"); break;
+      case 1: call["function"] = "get_weather"; break;
+      case 2: call["function"]["name"] = 7; break;
+      case 3: call["function"]["arguments"] = value(); break;
+      case 4: call.erase("id"); break;
+      case 5: call["function"].erase("arguments"); break;
+      default: break;
     }
     return call;
   }
@@ -238,17 +209,10 @@ class EventGen {
       m["content"] = json::object();
     }
     switch (in_.ConsumeIntegralInRange(0, 11)) {
-      case 0:
-        m.erase("id");
-        break;
-      case 1:
-        m.erase("role");
-        break;
-      case 2:
-        m["role"] = 3;
-        break;
-      default:
-        break;
+      case 0: m.erase("id"); break;
+      case 1: m.erase("role"); break;
+      case 2: m["role"] = 3; break;
+      default: break;
     }
     return m;
   }
@@ -261,8 +225,7 @@ class EventGen {
 
   json outcome() {
     switch (in_.ConsumeIntegralInRange(0, 9)) {
-      case 0:
-        return nullptr;
+      case 0: return nullptr;
       case 1: {
         json ids = json::array();
         for (int i = 0, n = in_.ConsumeIntegralInRange(1, 3); i < n; ++i) ids.push_back(call_id());
@@ -285,14 +248,10 @@ class EventGen {
         }
         return {{"type", "interrupt"}, {"interrupts", list}};
       }
-      case 4:
-        return {{"type", "cancelled"}};
-      case 5:
-        return {{"type", pick({"weird", "success"})}};
-      case 6:
-        return value();
-      default:
-        return {{"type", "success"}};
+      case 4: return {{"type", "cancelled"}};
+      case 5: return {{"type", pick({"weird", "success"})}};
+      case 6: return value();
+      default: return {{"type", "success"}};
     }
   }
 

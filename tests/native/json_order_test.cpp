@@ -5,11 +5,11 @@
 
 #include <string>
 
+#include "client/round_driver.hpp"
+#include "client/tool_registry.hpp"
 #include "common/json.hpp"
 #include "common/json_text.hpp"
-#include "client/round_driver.hpp"
 #include "test_support.hpp"
-#include "client/tool_registry.hpp"
 
 namespace agui {
 namespace {
@@ -19,7 +19,8 @@ const char* const kThinkThenAnswer =
     R"("required":["reasoning","answer"]})";
 
 TEST(JsonOrder, ParsedObjectsKeepTheirKeysInTheOrderWritten) {
-  const std::string text = R"({"zebra":1,"apple":{"y":true,"b":null,"m":[{"z":0,"a":1}]},"mango":"x"})";
+  const std::string text =
+      R"({"zebra":1,"apple":{"y":true,"b":null,"m":[{"z":0,"a":1}]},"mango":"x"})";
   EXPECT_EQ(json::parse(text).dump(), text);
 }
 
@@ -29,7 +30,8 @@ TEST(JsonOrder, ADuplicateKeyKeepsItsFirstPlaceAndTakesTheLastValueAsJsonParseDo
 }
 
 TEST(JsonOrder, ObjectsAreEqualWhateverTheOrderOfTheirMembers) {
-  EXPECT_EQ(json::parse(R"({"a":1,"b":{"c":2,"d":3}})"), json::parse(R"({"b":{"d":3,"c":2},"a":1})"));
+  EXPECT_EQ(json::parse(R"({"a":1,"b":{"c":2,"d":3}})"),
+            json::parse(R"({"b":{"d":3,"c":2},"a":1})"));
   EXPECT_NE(json::parse(R"({"a":1,"b":2})"), json::parse(R"({"a":1,"c":2})"));
   EXPECT_NE(json::parse(R"({"a":1})"), json::parse(R"({"a":1,"b":2})"));
 }
@@ -52,7 +54,8 @@ TEST(JsonOrder, AnObjectOfTenThousandKeysKeepsOrderAndFindsEveryKey) {
     }
   }
   std::string order;
-  for (auto it = state.begin(); it != state.end() && order.size() < 24; ++it) order += it.key() + ",";
+  for (auto it = state.begin(); it != state.end() && order.size() < 24; ++it)
+    order += it.key() + ",";
   EXPECT_EQ(order, "k9999,k9998,k9997,k9996,");
   // A copy is an equal, independent object with the same order.
   json copy = state;
@@ -88,22 +91,26 @@ TEST(JsonOrder, TheFollowUpRequestCarriesSchemaStateAndArgumentsInTheOrderReceiv
   test::Harness h(registry, DriverOptions{});
   h.last_step = h.driver.send(json("go"));
   const std::string args = R"({"reasoning":"r","answer":"a"})";
-  const json step = h.play({json::parse(R"({"type":"STATE_SNAPSHOT","snapshot":{"zeta":1,"alpha":{"y":2,"b":3}}})"),
-                            test::tool_start("c1", "answer"), test::tool_args("c1", args),
-                            test::tool_end("c1")});
+  const json step = h.play(
+      {json::parse(R"({"type":"STATE_SNAPSHOT","snapshot":{"zeta":1,"alpha":{"y":2,"b":3}}})"),
+       test::tool_start("c1", "answer"), test::tool_args("c1", args), test::tool_end("c1")});
   ASSERT_TRUE(step.contains("execute")) << step.dump();
   EXPECT_EQ(step["execute"][0]["args"].dump(), args);
   h.last_step = h.driver.submit_result("c1", R"({"z":1,"a":2})");
   const std::string body = h.driver.run_input();
-  EXPECT_EQ(body.rfind(R"({"threadId":"t1","runId":)", 0), 0u) << "keys as @ag-ui/client sends them: " << body;
+  EXPECT_EQ(body.rfind(R"({"threadId":"t1","runId":)", 0), 0u)
+      << "keys as @ag-ui/client sends them: " << body;
   EXPECT_NE(body.find(kThinkThenAnswer), std::string::npos) << body;
   EXPECT_NE(body.find(R"("state":{"zeta":1,"alpha":{"y":2,"b":3}})"), std::string::npos) << body;
-  EXPECT_NE(body.find(R"("arguments":"{\"reasoning\":\"r\",\"answer\":\"a\"}")"), std::string::npos) << body;
+  EXPECT_NE(body.find(R"("arguments":"{\"reasoning\":\"r\",\"answer\":\"a\"}")"), std::string::npos)
+      << body;
 }
 
 TEST(ParseJson, ALoneSurrogateEscapeIsReadAsJsonParseReadsItAndHeldAsUFFFD) {
-  EXPECT_EQ(parse_json(R"("A\ud800BCD")"), json("A\xEF\xBF\xBD" "BCD"));
-  EXPECT_EQ(parse_json(R"("a\udc00b")"), json("a\xEF\xBF\xBD" "b"));
+  EXPECT_EQ(parse_json(R"("A\ud800BCD")"), json("A\xEF\xBF\xBD"
+                                                "BCD"));
+  EXPECT_EQ(parse_json(R"("a\udc00b")"), json("a\xEF\xBF\xBD"
+                                              "b"));
   EXPECT_EQ(parse_json(R"(["x\ud800"])"), json::parse(R"(["x\ufffd"])"));
   // A real pair stays the astral character it encodes.
   EXPECT_EQ(parse_json(R"("\ud83d\ude00")"), json("\xF0\x9F\x98\x80"));

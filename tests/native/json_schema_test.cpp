@@ -24,10 +24,10 @@
 namespace {
 
 using agui::CompiledSchema;
+using agui::json;
 using agui::SchemaCompileError;
 using agui::SchemaIssue;
 using agui::SchemaOptions;
-using agui::json;
 
 std::shared_ptr<const CompiledSchema> compiled(const json& schema,
                                                const SchemaOptions& options = {}) {
@@ -630,8 +630,8 @@ std::optional<bool> reference_search(const std::string& pattern, const std::stri
   }
   // std::regex has no named groups: the names only label groups.
   const std::regex name("\\(\\?<[A-Za-z_$][A-Za-z0-9_$]*>");
-  return std::regex_search(subject,
-                           std::regex(std::regex_replace(pattern, name, "("), std::regex::ECMAScript));
+  return std::regex_search(
+      subject, std::regex(std::regex_replace(pattern, name, "("), std::regex::ECMAScript));
 #endif
 }
 
@@ -827,7 +827,7 @@ TEST(JsonSchemaRegexVm, AgreesWithTheReferenceOnItsSubset) {
       "^[A-Za-z\u00C0-\u00FF' -]+$",
       "^[\u00e0-\u00f6\u00e4-\u00ff\u0100]+$",  // overlapping and adjacent ranges
       "^[^\u00ff\u00e0-\u00f6\u4e00]$",         // out of order, negated
-      "^(?<n>a+)+$",                             // named groups
+      "^(?<n>a+)+$",                            // named groups
       "(?<year>\\d{4})-(?<m>\\d{2})",
       "^(?:a|(?<x>b))+$",
       "^(a{1,3}){2,3}$",  // counted repetition, nested
@@ -838,9 +838,10 @@ TEST(JsonSchemaRegexVm, AgreesWithTheReferenceOnItsSubset) {
       "(){3}a",
   };
   if (kHostRegExp) {  // Syntax std::regex lacks: only the host can be the reference.
-    for (const char* escape : {"^\\0$", "^\\cJ$", "[\\cA-\\cZ]", "\\u{1F600}", "^[\\u{E9}-\\u{FF}]+$",
-                               "\\uD83D\\uDE00", "^[\\uD83D\\uDE00-\\uD83D\\uDE4F]$", "^[]$", "[]",
-                               "^[^]$", "a[^]b", "^\\u{0}\\u{10FFFF}?$"}) {
+    for (const char* escape :
+         {"^\\0$", "^\\cJ$", "[\\cA-\\cZ]", "\\u{1F600}", "^[\\u{E9}-\\u{FF}]+$", "\\uD83D\\uDE00",
+          "^[\\uD83D\\uDE00-\\uD83D\\uDE4F]$", "^[]$", "[]", "^[^]$", "a[^]b",
+          "^\\u{0}\\u{10FFFF}?$"}) {
       patterns.push_back(escape);
     }
   }
@@ -904,9 +905,11 @@ TEST(JsonSchemaRegexVm, AgreesWithTheReferenceOnItsSubset) {
                                        "abbc",
                                        "xyxxy",
                                        "\xCE\xB1\xCE\xB2",  // Greek alpha beta
-                                       "\xE2\x82\xAC" "5",  // euro sign, 5
+                                       "\xE2\x82\xAC"
+                                       "5",                 // euro sign, 5
                                        "\xD9\xA1\xD9\xA2",  // Arabic-Indic digits
-                                       "Stra\xC3\x9F" "e",
+                                       "Stra\xC3\x9F"
+                                       "e",
                                        std::string("\0", 1),
                                        "\n",
                                        "\x01"};
@@ -985,8 +988,7 @@ TEST(JsonSchemaRegexVm, NamedGroupsAreLinear) {
 
 TEST(JsonSchemaRegexVm, AProgramPastItsSizeLimitIsOutsideAndSaysWhy) {
   std::string why;
-  EXPECT_FALSE(
-      agui::schema_detail::compile_regex_program("^(a{1,1000}){1,1000}$", nullptr, &why));
+  EXPECT_FALSE(agui::schema_detail::compile_regex_program("^(a{1,1000}){1,1000}$", nullptr, &why));
   EXPECT_EQ(why,
             "the repetition {1,1000} (at byte 12) needs more than the linear-time matcher's "
             "32768 instructions");

@@ -53,13 +53,29 @@ TEST(JsonText, DeclinesWhatIsNotAFlatStringObject) {
   // Each is either not JSON or not flat strings: the reader must not take it,
   // so that the full parser says what is wrong (or applies it in full).
   for (const char* text : {
-           "", "{}", "[]", R"("s")", R"({"a":1})", R"({"a":"x","b":null})",
-           R"({"a":{"b":"c"}})", R"({"a":["x"]})", R"({"a":"x",})", R"({"a":"x"} x)",
-           R"({"a":"x"}{})", R"({"a" "x"})", R"({"a":"x" "b":"y"})", R"({a:"x"})",
-           R"({"a":"x)", R"({"a\u0062":"x"})", R"({"a":"x","a":"y"})",
-           "{\"a\":\"tab\there\"}", "{\"a\":\"nl\nhere\"}",
+           "",
+           "{}",
+           "[]",
+           R"("s")",
+           R"({"a":1})",
+           R"({"a":"x","b":null})",
+           R"({"a":{"b":"c"}})",
+           R"({"a":["x"]})",
+           R"({"a":"x",})",
+           R"({"a":"x"} x)",
+           R"({"a":"x"}{})",
+           R"({"a" "x"})",
+           R"({"a":"x" "b":"y"})",
+           R"({a:"x"})",
+           R"({"a":"x)",
+           R"({"a\u0062":"x"})",
+           R"({"a":"x","a":"y"})",
+           "{\"a\":\"tab\there\"}",
+           "{\"a\":\"nl\nhere\"}",
            R"({"a":"x","b":"y","c":"z","d":"w","e":"v"})",  // over the capacity (4)
-           "{\"a\":\"\xc3(\"}", "{\"a\":\"\xed\xa0\x80\"}", "{\"\xff\":\"x\"}",  // not UTF-8
+           "{\"a\":\"\xc3(\"}",
+           "{\"a\":\"\xed\xa0\x80\"}",
+           "{\"\xff\":\"x\"}",  // not UTF-8
        }) {
     SCOPED_TRACE(text);
     FlatMember members[4];
@@ -96,9 +112,15 @@ TEST(JsonText, WritesValuesAsDumpDoes) {
       json::parse(R"({"kind":"tool_result","message":{"content":"{\"rows\":[1,2]}","id":"r1",
                      "role":"tool","toolCallId":"c1"},"n":[1,-2,3.5,1e300,0.1,18446744073709551615,
                      true,false,null,[],{}],"z":"\u00e9\n"})"),
-      json("\xff not UTF-8 \xed\xa0\x80 (a surrogate) \xc3"),  // replaced, as dump's replace handler does
+      json("\xff not UTF-8 \xed\xa0\x80 (a surrogate) \xc3"),  // replaced, as dump's replace
+                                                               // handler does
       json{{"bad \xfe key", "v"}},
-      json(-0.0), json(1.0), json(123456789012345678), json::array(), json::object(), json(nullptr),
+      json(-0.0),
+      json(1.0),
+      json(123456789012345678),
+      json::array(),
+      json::object(),
+      json(nullptr),
   };
   for (const auto& v : values) {
     const std::string expected = v.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -110,8 +132,9 @@ TEST(JsonText, TheWordAtATimeScanSeesEveryByteAtEveryOffset) {
   // Both the writer and the flat reader skip eight plain bytes at a time: put
   // each kind of byte they must stop at (and some they must not) at every
   // offset of strings around a word long, and hold both to nlohmann.
-  const std::string marks[] = {std::string(1, '\0'), "\x1f", " ", "\"", "\\", "\x7f", "~",
-                               "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xff", "\xc3"};
+  const std::string marks[] = {
+      std::string(1, '\0'), "\x1f", " ",   "\"", "\\", "\x7f", "~", "\xc3\xa9", "\xe2\x82\xac",
+      "\xf0\x9f\x98\x80",   "\xff", "\xc3"};
   for (std::size_t len = 0; len <= 20; ++len) {
     for (std::size_t pos = 0; pos <= len; ++pos) {
       for (const auto& mark : marks) {

@@ -8,8 +8,8 @@
 #include <functional>
 #include <string>
 
-#include "protocol/event_reducer.hpp"
 #include "client/round_driver.hpp"
+#include "protocol/event_reducer.hpp"
 #include "test_support.hpp"
 
 #if !defined(__EMSCRIPTEN__)

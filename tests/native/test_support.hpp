@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "common/json.hpp"
 #include "client/round_driver.hpp"
 #include "client/tool_registry.hpp"
+#include "common/json.hpp"
 
 namespace agui::test {
 

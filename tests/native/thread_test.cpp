@@ -100,8 +100,8 @@ TEST(Thread, AResultAfterALaterMessageStillGoesWithItsCallsAnswers) {
   t.append({{"id", "u2"}, {"role", "user"}, {"content", "more?"}});
   t.insert_result(tool_result("r5", "c5"));  // after r4 (the hint), before u2
   t.insert_result(tool_result("r1", "c1"));
-  EXPECT_EQ(ids(t), (std::vector<std::string>{"a1", "r1", "u1", "a2", "r0", "a3", "r4", "r5",
-                                              "u2"}));
+  EXPECT_EQ(ids(t),
+            (std::vector<std::string>{"a1", "r1", "u1", "a2", "r0", "a3", "r4", "r5", "u2"}));
 }
 
 TEST(Thread, ResultForUnknownCallIsAppended) {

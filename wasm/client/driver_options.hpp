@@ -25,9 +25,9 @@ struct DriverOptions {
   std::string id_prefix;  // makes generated run and message ids unique per host
   // Limits (README "Limits"): each one exceeded is an error that names it
   // (maxEventBytes, ...), the thread keeps what it had, nothing crashes.
-  SseLimits sse{8u << 20};                   // bytes of one SSE event: over it, the run stops
-  std::size_t max_argument_bytes = 1 << 20;  // a call's arguments text: over it, an error result
-  std::size_t max_result_bytes = 1 << 20;    // a handler's result or error text: ditto
+  SseLimits sse{8u << 20};                    // bytes of one SSE event: over it, the run stops
+  std::size_t max_argument_bytes = 1 << 20;   // a call's arguments text: over it, an error result
+  std::size_t max_result_bytes = 1 << 20;     // a handler's result or error text: ditto
   std::size_t max_message_bytes = 16u << 20;  // a streamed message's text: over it, the run stops
   // Nesting of arrays and objects in an event, a patched state, a call's
   // arguments, a sent message, an interrupt's answer. 128, not the schemas' 64:

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "protocol/fields.hpp"
 #include "common/json_text.hpp"
+#include "protocol/fields.hpp"
 
 namespace agui {
 
@@ -179,7 +179,8 @@ void RoundDriver::write_run_input() {
   for (std::size_t i = 0; i < thread_.size(); ++i) {
     const json& m = thread_.at(i);
     const auto* role = opt_string(m, "role");
-    if (role && *role == "activity") continue;  // UI-only: never sent back (as the reference client)
+    if (role && *role == "activity")
+      continue;  // UI-only: never sent back (as the reference client)
     if (!first) out += ',';
     first = false;
     write_json(out, m);
@@ -194,7 +195,7 @@ void RoundDriver::write_run_input() {
 }
 
 Step RoundDriver::end_turn(Step step, std::string reason, std::string message, std::string code,
-                          const std::vector<std::string>& closed_calls) {
+                           const std::vector<std::string>& closed_calls) {
   phase_ = Phase::kIdle;
   clear_round();
   step.done = Step::Done{reason, message, std::move(code)};
@@ -257,13 +258,10 @@ Step RoundDriver::fail_run(std::string message, std::string code) {
 
 Step RoundDriver::after_run() {
   switch (reducer_.phase()) {
-    case RunPhase::kErrored:
-      return fail_run(reducer_.error_message(), reducer_.error_code());
+    case RunPhase::kErrored: return fail_run(reducer_.error_message(), reducer_.error_code());
     case RunPhase::kNotStarted:
-    case RunPhase::kRunning:
-      return fail_run("the stream ended before RUN_FINISHED", "transport");
-    case RunPhase::kFinished:
-      break;
+    case RunPhase::kRunning: return fail_run("the stream ended before RUN_FINISHED", "transport");
+    case RunPhase::kFinished: break;
   }
   const json& outcome = reducer_.outcome();
   const std::string kind = outcome.value("type", "success");
@@ -444,7 +442,8 @@ std::optional<RoundDriver::Refusal> RoundDriver::parse_arguments(const std::stri
                    std::to_string(options_.max_json_depth) +
                    " levels (maxJsonDepth); the call was not run"};
   args = blank(args_text) ? json::object() : parse_json(args_text);
-  if (args.is_discarded()) return Refusal{"arguments are not valid JSON: " + args_text.substr(0, 200)};
+  if (args.is_discarded())
+    return Refusal{"arguments are not valid JSON: " + args_text.substr(0, 200)};
   if (!args.is_object())
     return Refusal{std::string("arguments must be a JSON object, got ") + args.type_name()};
   return std::nullopt;
@@ -516,8 +515,7 @@ void RoundDriver::append_tool_messages(const std::vector<Call>& calls) {
 
 Step RoundDriver::maybe_complete_round(Step step) {
   // Calls are answered once and stay answered: each is passed over once a round.
-  while (round_answered_ < round_.size() &&
-         round_[round_answered_].status == CallStatus::kAnswered)
+  while (round_answered_ < round_.size() && round_[round_answered_].status == CallStatus::kAnswered)
     ++round_answered_;
   if (round_answered_ < round_.size()) return step;  // still waiting
   // Every call has its answer: append them in call order, then go round again.
@@ -628,7 +626,7 @@ Step RoundDriver::approve_step(std::string_view thread_id, std::string_view tool
 }
 
 Step RoundDriver::reject_step(std::string_view thread_id, std::string_view tool_call_id,
-                         std::string reason) {
+                              std::string reason) {
   Step refusal;
   Call* call = pending_approval(thread_id, tool_call_id, refusal);
   if (call == nullptr) return refusal;
@@ -702,7 +700,9 @@ void RoundDriver::answer_interrupt(const json& interrupt_id, std::string_view st
   entry["status"] = status;
   if (!payload.is_null()) entry["payload"] = std::move(payload);
   resume_.push_back(std::move(entry));
-  changes_.record(ChangeKind::kInterruptAnswered).value("interruptId", interrupt_id).str("status", status);
+  changes_.record(ChangeKind::kInterruptAnswered)
+      .value("interruptId", interrupt_id)
+      .str("status", status);
 }
 
 // ---------------------------------------------------------------- abort
@@ -764,7 +764,8 @@ void RoundDriver::close_calls_left_open(const std::unordered_set<std::string>& k
       const auto* id = opt_string(call, "id");
       if (!id || thread_.find_result(*id) || keep.count(*id) || !seen.insert(*id).second) continue;
       handled_.insert(*id);
-      Call& c = closed.emplace_back(Call{*id, call_name(call), json(), CallStatus::kRunning, {}, {}});
+      Call& c =
+          closed.emplace_back(Call{*id, call_name(call), json(), CallStatus::kRunning, {}, {}});
       answer_with_error(c, "no result was received from the agent for tool '" + c.name +
                                "' (call '" + c.id +
                                "'); the client closed the call with this error before sending "

@@ -48,20 +48,36 @@ class RoundDriver {
   // is refused before anything changes.
   json send(const json& text_or_messages) { return answer(send_step(text_or_messages)); }
   // The bytes of the run `run_id`'s response body, in any chunking.
-  json feed(std::string_view run_id, std::string_view bytes) { return answer(feed_step(run_id, bytes)); }
+  json feed(std::string_view run_id, std::string_view bytes) {
+    return answer(feed_step(run_id, bytes));
+  }
   json end_of_stream(std::string_view run_id) { return answer(end_of_stream_step(run_id)); }
   // The run could not be read (HTTP error, wrong content type, network).
-  json transport_failed(std::string_view run_id, std::string message) { return answer(transport_failed_step(run_id, std::move(message))); }
+  json transport_failed(std::string_view run_id, std::string message) {
+    return answer(transport_failed_step(run_id, std::move(message)));
+  }
 
   // A handler's result: `content` is the tool message content as the host
   // serialised it (a string as is, anything else as JSON text).
-  json submit_result(std::string_view tool_call_id, std::string content) { return answer(submit_result_step(tool_call_id, std::move(content))); }
-  json submit_error(std::string_view tool_call_id, std::string message) { return answer(submit_error_step(tool_call_id, std::move(message))); }
+  json submit_result(std::string_view tool_call_id, std::string content) {
+    return answer(submit_result_step(tool_call_id, std::move(content)));
+  }
+  json submit_error(std::string_view tool_call_id, std::string message) {
+    return answer(submit_error_step(tool_call_id, std::move(message)));
+  }
 
-  json approve(std::string_view thread_id, std::string_view tool_call_id) { return answer(approve_step(thread_id, tool_call_id)); }
-  json reject(std::string_view thread_id, std::string_view tool_call_id, std::string reason) { return answer(reject_step(thread_id, tool_call_id, std::move(reason))); }
-  json resolve_interrupt(std::string_view interrupt_id, json payload) { return answer(resolve_interrupt_step(interrupt_id, std::move(payload))); }
-  json cancel_interrupt(std::string_view interrupt_id, std::string reason) { return answer(cancel_interrupt_step(interrupt_id, std::move(reason))); }
+  json approve(std::string_view thread_id, std::string_view tool_call_id) {
+    return answer(approve_step(thread_id, tool_call_id));
+  }
+  json reject(std::string_view thread_id, std::string_view tool_call_id, std::string reason) {
+    return answer(reject_step(thread_id, tool_call_id, std::move(reason)));
+  }
+  json resolve_interrupt(std::string_view interrupt_id, json payload) {
+    return answer(resolve_interrupt_step(interrupt_id, std::move(payload)));
+  }
+  json cancel_interrupt(std::string_view interrupt_id, std::string reason) {
+    return answer(cancel_interrupt_step(interrupt_id, std::move(reason)));
+  }
 
   json abort(std::string reason) { return answer(abort_step(std::move(reason))); }
   // After from_export(): the step that carries the turn on (may be empty).
@@ -190,14 +206,14 @@ class RoundDriver {
 
   Phase phase_ = Phase::kIdle;
   std::string run_id_;
-  std::string run_input_;     // the RunAgentInput of run_id_, as JSON text
-  std::string tools_text_;    // the registry's advertise(), as JSON text...
+  std::string run_input_;                             // the RunAgentInput of run_id_, as JSON text
+  std::string tools_text_;                            // the registry's advertise(), as JSON text...
   std::uint64_t tools_revision_ = ~std::uint64_t{0};  // ...at this revision (none yet)
-  int rounds_ = 0;  // follow-up runs sent in this turn
+  int rounds_ = 0;                                    // follow-up runs sent in this turn
   std::uint64_t id_counter_ = 0;
-  std::vector<Call> round_;                  // this round's client calls, in call order
+  std::vector<Call> round_;  // this round's client calls, in call order
   std::unordered_map<std::string, std::size_t> round_index_;  // toolCallId -> place in round_
-  std::size_t round_answered_ = 0;  // round_[0, this) are answered: the round's progress
+  std::size_t round_answered_ = 0;           // round_[0, this) are answered: the round's progress
   std::unordered_set<std::string> handled_;  // at most once, keyed by toolCallId
   std::vector<Interrupt> interrupts_;        // pending
   json resume_ = json::array();              // answers to send on the next run

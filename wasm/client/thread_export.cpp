@@ -99,7 +99,8 @@ std::optional<Error> check_export(const json& e, const DriverOptions& options) {
   const auto* thread_id = opt_string(e, "threadId");
   if (!thread_id || thread_id->empty()) return bad_import("'threadId' must be a non-empty string");
   auto messages = e.find("messages");
-  if (messages == e.end() || !messages->is_array()) return bad_import("'messages' must be an array");
+  if (messages == e.end() || !messages->is_array())
+    return bad_import("'messages' must be an array");
   // What this runtime exports nests a few levels more than the events it took
   // in (message, toolCalls, call, function): anything deeper was not ours.
   if (json_deeper_than(e, options.max_json_depth + 8)) {
@@ -136,8 +137,8 @@ std::optional<Error> check_export(const json& e, const DriverOptions& options) {
 std::variant<std::unique_ptr<RoundDriver>, Error> RoundDriver::from_export(
     std::shared_ptr<const ToolRegistry> registry, const json& e, DriverOptions options) {
   if (auto bad = check_export(e, options)) return *bad;
-  auto driver =
-      std::make_unique<RoundDriver>(std::move(registry), *opt_string(e, "threadId"), std::move(options));
+  auto driver = std::make_unique<RoundDriver>(std::move(registry), *opt_string(e, "threadId"),
+                                              std::move(options));
   driver->restore_thread(e);
   driver->restore_interrupts(e);
   driver->restore_calls(e);
@@ -236,8 +237,8 @@ void RoundDriver::close_streamed_calls(const json& e) {
     auto ref = thread_.find_tool_call(call_id);
     if (!ref || handled_.count(call_id) || thread_.find_result(call_id)) continue;
     handled_.insert(call_id);
-    Call& c =
-        cut.emplace_back(Call{call_id, call_name(ref->call()), json(), CallStatus::kRunning, {}, {}});
+    Call& c = cut.emplace_back(
+        Call{call_id, call_name(ref->call()), json(), CallStatus::kRunning, {}, {}});
     answer_with_error(c, "the page was closed while the run was streaming; this call was not run");
   }
   append_tool_messages(cut);

@@ -19,7 +19,6 @@
 
 namespace agui {
 
-
 struct ToolSpec {
   std::string name;         // ^[A-Za-z0-9_-]{1,64}$
   std::string description;  // non-empty: the model reads it

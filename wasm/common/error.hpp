@@ -12,21 +12,21 @@
 namespace agui {
 
 // X(enumerator, "wire name")
-#define AGUI_ERROR_CODES(X)                            \
-  X(kInvalidTool, "invalid_tool")                      \
-  X(kDuplicateTool, "duplicate_tool")                  \
-  X(kUnknownTool, "unknown_tool")                      \
-  X(kInvalidSchema, "invalid_schema")                  \
-  X(kInvalidJson, "invalid_json")                      \
-  X(kInvalidArgument, "invalid_argument")              \
-  X(kInvalidState, "invalid_state")                    \
-  X(kWrongThread, "wrong_thread")                      \
-  X(kUnknownToolCall, "unknown_tool_call")             \
-  X(kUnknownInterrupt, "unknown_interrupt")            \
-  X(kAlreadyAnswered, "already_answered")              \
-  X(kLimitExceeded, "limit_exceeded")                  \
-  X(kProtocol, "protocol")                             \
-  X(kTransport, "transport")                           \
+#define AGUI_ERROR_CODES(X)                 \
+  X(kInvalidTool, "invalid_tool")           \
+  X(kDuplicateTool, "duplicate_tool")       \
+  X(kUnknownTool, "unknown_tool")           \
+  X(kInvalidSchema, "invalid_schema")       \
+  X(kInvalidJson, "invalid_json")           \
+  X(kInvalidArgument, "invalid_argument")   \
+  X(kInvalidState, "invalid_state")         \
+  X(kWrongThread, "wrong_thread")           \
+  X(kUnknownToolCall, "unknown_tool_call")  \
+  X(kUnknownInterrupt, "unknown_interrupt") \
+  X(kAlreadyAnswered, "already_answered")   \
+  X(kLimitExceeded, "limit_exceeded")       \
+  X(kProtocol, "protocol")                  \
+  X(kTransport, "transport")                \
   X(kInternal, "internal")
 
 enum class ErrorCode {
@@ -38,8 +38,7 @@ enum class ErrorCode {
 constexpr std::string_view to_string(ErrorCode code) {
   switch (code) {
 #define AGUI_X(id, wire) \
-  case ErrorCode::id:    \
-    return wire;
+  case ErrorCode::id: return wire;
     AGUI_ERROR_CODES(AGUI_X)
 #undef AGUI_X
   }

@@ -9,17 +9,16 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
-#include <memory>
 #include <iterator>
+#include <memory>
 #include <new>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace agui {
 
@@ -139,7 +138,7 @@ class OrderedObject {
 
  private:
   static constexpr std::size_t kLinearMax = 8;
-  static constexpr std::uint32_t kEmpty = 0;  // a slot holds a member's index + 1
+  static constexpr std::uint32_t kEmpty = 0;            // a slot holds a member's index + 1
   static constexpr std::uint32_t kErased = UINT32_MAX;  // a member was here: probe on
 
   iterator checked(iterator it) {
@@ -222,7 +221,8 @@ class OrderedObject {
 // Members hold a const key, so the vector cannot move-assign them: the tail is
 // moved down by destroying each member and constructing the next in its place.
 template <class Key, class T, class IgnoredLess, class Allocator>
-auto OrderedObject<Key, T, IgnoredLess, Allocator>::erase(iterator first, iterator last) -> iterator {
+auto OrderedObject<Key, T, IgnoredLess, Allocator>::erase(iterator first, iterator last)
+    -> iterator {
   const auto offset = first - items_.begin();
   const auto gap = last - first;
   if (gap == 0) return first;

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 #include "common/utf8.hpp"
@@ -176,8 +176,7 @@ bool unescape_json_string(std::string_view raw, std::string& out) {
         append_utf8(out, static_cast<std::uint32_t>(cp));
         break;
       }
-      default:
-        return false;
+      default: return false;
     }
     ++i;
   }
@@ -228,7 +227,8 @@ std::size_t copy_string_mending_surrogates(std::string_view t, std::size_t i, st
 // Copies a number token at t[i] into out, as null when it overflows a double.
 std::size_t copy_number_mending_overflow(std::string_view t, std::size_t i, std::string& out) {
   std::size_t end = i;
-  while (end < t.size() && std::strchr("+-0123456789.eE", t[end]) != nullptr && t[end] != '\0') ++end;
+  while (end < t.size() && std::strchr("+-0123456789.eE", t[end]) != nullptr && t[end] != '\0')
+    ++end;
   const std::string token(t.substr(i, end - i));
   out += std::isinf(std::strtod(token.c_str(), nullptr)) ? std::string("null") : token;
   return end;
@@ -323,16 +323,13 @@ bool append_json_string(std::string& out, std::string_view text) {
 
 void write_json_string(std::string& out, std::string_view text) {
   if (!append_json_string(out, text))
-    out += json(std::string(text))
-               .dump(-1, ' ', false, json::error_handler_t::replace);
+    out += json(std::string(text)).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 void write_json(std::string& out, const json& value) {
   using value_t = json::value_t;
   switch (value.type()) {
-    case value_t::string:
-      write_json_string(out, value.get_ref<const std::string&>());
-      return;
+    case value_t::string: write_json_string(out, value.get_ref<const std::string&>()); return;
     case value_t::object: {
       out += '{';
       bool first = true;

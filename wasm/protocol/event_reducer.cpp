@@ -225,15 +225,17 @@ void EventReducer::apply_data(std::string_view data) {
 }
 
 bool EventReducer::apply_delta_fast(const FlatMember* members, std::size_t count) {
-  if (count != 3 || stopped_ || phase_ != RunPhase::kRunning || !open_chunks_.empty())
-    return false;
+  if (count != 3 || stopped_ || phase_ != RunPhase::kRunning || !open_chunks_.empty()) return false;
   const FlatMember* type = nullptr;
   const FlatMember* id = nullptr;
   const FlatMember* delta = nullptr;
   for (const FlatMember* m = members; m != members + count; ++m) {
-    if (m->key == "type") type = m;
-    else if (m->key == "delta") delta = m;
-    else id = m;
+    if (m->key == "type")
+      type = m;
+    else if (m->key == "delta")
+      delta = m;
+    else
+      id = m;
   }
   if (type == nullptr || delta == nullptr || type->escaped) return false;
   const bool text = type->raw == "TEXT_MESSAGE_CONTENT" || type->raw == "REASONING_MESSAGE_CONTENT";
@@ -272,7 +274,9 @@ bool EventReducer::apply_delta_fast(const FlatMember* members, std::size_t count
 void EventReducer::merge_metadata_of(json& target, const json& e, std::string_view id_key,
                                      std::string_view id) {
   if (merge_metadata(target, e))
-    changes_.record(ChangeKind::kMetadataMerged).str(id_key, id).value("metadata", target["metadata"]);
+    changes_.record(ChangeKind::kMetadataMerged)
+        .str(id_key, id)
+        .value("metadata", target["metadata"]);
 }
 
 void EventReducer::append_text(json& message, std::string_view id, std::string_view delta) {
@@ -362,9 +366,7 @@ void EventReducer::close_streams_before(Ev ev, const json& e) {
     case Ev::kRunStarted:
     case Ev::kRunFinished:
     case Ev::kRunError:
-    case Ev::kMessagesSnapshot:
-      close_all_open_streams();
-      break;
+    case Ev::kMessagesSnapshot: close_all_open_streams(); break;
     case Ev::kTextChunk:
     case Ev::kToolChunk:
     case Ev::kReasoningMessageChunk:
@@ -372,8 +374,7 @@ void EventReducer::close_streams_before(Ev ev, const json& e) {
     case Ev::kActivitySnapshot:
     case Ev::kActivityDelta:
     case Ev::kReasoningEncryptedValue:
-    case Ev::kSubagentStarted:
-      break;
+    case Ev::kSubagentStarted: break;
     default:  // SUBAGENT_FINISHED and SUBAGENT_ERROR among them
       close_open_streams(lane_key(e));
   }
@@ -382,46 +383,27 @@ void EventReducer::close_streams_before(Ev ev, const json& e) {
 void EventReducer::dispatch(Ev ev, const json& e, const std::string& type) {
   switch (ev) {
     case Ev::kTextStart:
-    case Ev::kReasoningMessageStart:
-      return on_text_start(e, type);
+    case Ev::kReasoningMessageStart: return on_text_start(e, type);
     case Ev::kTextContent:
-    case Ev::kReasoningMessageContent:
-      return on_text_content(e, type);
+    case Ev::kReasoningMessageContent: return on_text_content(e, type);
     case Ev::kTextEnd:
-    case Ev::kReasoningMessageEnd:
-      return on_text_end(e, type);
-    case Ev::kTextChunk:
-      return on_text_chunk(e, type, Lane::kText);
-    case Ev::kReasoningMessageChunk:
-      return on_text_chunk(e, type, Lane::kReasoning);
-    case Ev::kToolStart:
-      return on_tool_start(e, type);
-    case Ev::kToolArgs:
-      return on_tool_args(e, type);
-    case Ev::kToolEnd:
-      return on_tool_end(e, type);
-    case Ev::kToolChunk:
-      return on_tool_chunk(e, type);
-    case Ev::kToolResult:
-      return on_tool_result(e, type);
-    case Ev::kStateSnapshot:
-      return on_state_snapshot(e, type);
-    case Ev::kStateDelta:
-      return on_state_delta(e, type);
-    case Ev::kMessagesSnapshot:
-      return on_messages_snapshot(e, type);
-    case Ev::kActivitySnapshot:
-      return on_activity_snapshot(e, type);
-    case Ev::kActivityDelta:
-      return on_activity_delta(e, type);
-    case Ev::kReasoningEncryptedValue:
-      return on_encrypted_value(e, type);
-    case Ev::kRunStarted:
-      return on_run_started(e, type);
-    case Ev::kRunFinished:
-      return on_run_finished(e, type);
-    case Ev::kRunError:
-      return on_run_error(e);
+    case Ev::kReasoningMessageEnd: return on_text_end(e, type);
+    case Ev::kTextChunk: return on_text_chunk(e, type, Lane::kText);
+    case Ev::kReasoningMessageChunk: return on_text_chunk(e, type, Lane::kReasoning);
+    case Ev::kToolStart: return on_tool_start(e, type);
+    case Ev::kToolArgs: return on_tool_args(e, type);
+    case Ev::kToolEnd: return on_tool_end(e, type);
+    case Ev::kToolChunk: return on_tool_chunk(e, type);
+    case Ev::kToolResult: return on_tool_result(e, type);
+    case Ev::kStateSnapshot: return on_state_snapshot(e, type);
+    case Ev::kStateDelta: return on_state_delta(e, type);
+    case Ev::kMessagesSnapshot: return on_messages_snapshot(e, type);
+    case Ev::kActivitySnapshot: return on_activity_snapshot(e, type);
+    case Ev::kActivityDelta: return on_activity_delta(e, type);
+    case Ev::kReasoningEncryptedValue: return on_encrypted_value(e, type);
+    case Ev::kRunStarted: return on_run_started(e, type);
+    case Ev::kRunFinished: return on_run_finished(e, type);
+    case Ev::kRunError: return on_run_error(e);
     case Ev::kRaw:
     case Ev::kCustom:
     case Ev::kStepStarted:
@@ -430,8 +412,7 @@ void EventReducer::dispatch(Ev ev, const json& e, const std::string& type) {
     case Ev::kReasoningEnd:
     case Ev::kSubagentStarted:
     case Ev::kSubagentFinished:
-    case Ev::kSubagentError:
-      return pass_through(e);
+    case Ev::kSubagentError: return pass_through(e);
   }
 }
 
@@ -455,11 +436,13 @@ void EventReducer::on_text_end(const json& e, const std::string& type) {
     return;
   }
   if (is_role(m, "activity")) {
-    problem(type, ProblemCode::kActivityMessage, type + ": '" + *id + "' is an activity message; event skipped");
+    problem(type, ProblemCode::kActivityMessage,
+            type + ": '" + *id + "' is an activity message; event skipped");
     return;
   }
   if (open_messages_.erase(*id) == 0 && ended_messages_.count(*id)) {
-    problem(type, ProblemCode::kAlreadyEnded, type + " for message '" + *id + "' that already ended; ignored");
+    problem(type, ProblemCode::kAlreadyEnded,
+            type + " for message '" + *id + "' that already ended; ignored");
   }
   ended_messages_.insert(*id);
   merge_metadata_of(*m, e, "messageId", *id);
@@ -488,7 +471,8 @@ void EventReducer::on_tool_end(const json& e, const std::string& type) {
     return;
   }
   if (open_calls_.erase(*id) == 0 && ended_calls_.count(*id)) {
-    problem(type, ProblemCode::kAlreadyEnded, type + " for tool call '" + *id + "' that already ended; ignored");
+    problem(type, ProblemCode::kAlreadyEnded,
+            type + " for tool call '" + *id + "' that already ended; ignored");
   }
   ended_calls_.insert(*id);
   merge_metadata_of(ref->call(), e, "toolCallId", *id);
@@ -498,7 +482,8 @@ void EventReducer::on_tool_end(const json& e, const std::string& type) {
 void EventReducer::on_state_snapshot(const json& e, const std::string& type) {
   auto it = e.find("snapshot");
   if (it == e.end()) {
-    problem(type, ProblemCode::kMissingField, type + ": field 'snapshot' is missing; event skipped");
+    problem(type, ProblemCode::kMissingField,
+            type + ": field 'snapshot' is missing; event skipped");
     return;
   }
   thread_.set_state(*it);
@@ -564,8 +549,8 @@ void EventReducer::start_message(const json& e, const std::string& type, const s
   changes_.push(ChangeKind::kMessageAdded, "message", stored);
 }
 
-void EventReducer::add_message_content(const json& e, const std::string& type, const std::string& id,
-                                   const std::string& delta) {
+void EventReducer::add_message_content(const json& e, const std::string& type,
+                                       const std::string& id, const std::string& delta) {
   json* m = thread_.find_message(id);
   if (m == nullptr) {
     problem(type, ProblemCode::kUnknownMessage,
@@ -578,7 +563,8 @@ void EventReducer::add_message_content(const json& e, const std::string& type, c
     return;
   }
   if (!open_messages_.count(id) && ended_messages_.count(id)) {
-    problem(type, ProblemCode::kAfterEnd, type + " for message '" + id + "' after its END; applied");
+    problem(type, ProblemCode::kAfterEnd,
+            type + " for message '" + id + "' after its END; applied");
   }
   if (held_text(*m, "content") + delta.size() > limits_.max_message_bytes) {
     problem(type, ProblemCode::kLimitExceeded,
@@ -592,8 +578,8 @@ void EventReducer::add_message_content(const json& e, const std::string& type, c
   append_text(*m, id, delta);
 }
 
-void EventReducer::start_tool_call(const json& e, const std::string& type, const std::string& call_id,
-                                 const std::string& name) {
+void EventReducer::start_tool_call(const json& e, const std::string& type,
+                                   const std::string& call_id, const std::string& name) {
   if (auto ref = thread_.find_tool_call(call_id)) {
     problem(type, ProblemCode::kDuplicateToolCall,
             type + " for tool call '" + call_id + "' that already exists; the first call is kept");
@@ -630,11 +616,13 @@ void EventReducer::start_tool_call(const json& e, const std::string& type, const
   json& stored = thread_.add_tool_call(*parent, std::move(call));
   open_calls_.insert(call_id);
   calls_started_.push_back(call_id);
-  changes_.record(ChangeKind::kToolCallAdded).value("messageId", (*parent)["id"]).value("toolCall", stored);
+  changes_.record(ChangeKind::kToolCallAdded)
+      .value("messageId", (*parent)["id"])
+      .value("toolCall", stored);
 }
 
-void EventReducer::add_tool_call_args(const json& e, const std::string& type, const std::string& call_id,
-                                const std::string& delta) {
+void EventReducer::add_tool_call_args(const json& e, const std::string& type,
+                                      const std::string& call_id, const std::string& delta) {
   auto ref = thread_.find_tool_call(call_id);
   if (!ref) {
     problem(type, ProblemCode::kUnknownToolCall,
@@ -721,8 +709,8 @@ void EventReducer::on_text_chunk(const json& e, const std::string& type, Lane la
     if (auto it = e.find("metadata"); it != e.end()) content["metadata"] = *it;
   }
   add_message_content(content,
-                  lane == Lane::kText ? "TEXT_MESSAGE_CONTENT" : "REASONING_MESSAGE_CONTENT",
-                  message_id, delta ? *delta : std::string());
+                      lane == Lane::kText ? "TEXT_MESSAGE_CONTENT" : "REASONING_MESSAGE_CONTENT",
+                      message_id, delta ? *delta : std::string());
 }
 
 void EventReducer::on_tool_chunk(const json& e, const std::string& type) {
@@ -813,7 +801,8 @@ void EventReducer::on_state_delta(const json& e, const std::string& type) {
 void EventReducer::on_messages_snapshot(const json& e, const std::string& type) {
   auto list = e.find("messages");
   if (list == e.end() || !list->is_array()) {
-    problem(type, ProblemCode::kMissingField, type + ": field 'messages' must be an array; event skipped");
+    problem(type, ProblemCode::kMissingField,
+            type + ": field 'messages' must be an array; event skipped");
     return;
   }
   std::unordered_map<std::string, const json*> incoming;
@@ -821,7 +810,8 @@ void EventReducer::on_messages_snapshot(const json& e, const std::string& type) 
   for (const auto& m : *list) {
     const auto* id = m.is_object() ? opt_string(m, "id") : nullptr;
     if (id == nullptr) {
-      problem(type, ProblemCode::kInvalidMessage, type + ": a message without a string id; snapshot skipped");
+      problem(type, ProblemCode::kInvalidMessage,
+              type + ": a message without a string id; snapshot skipped");
       return;
     }
     incoming.emplace(*id, &m);
@@ -859,7 +849,8 @@ void EventReducer::on_activity_snapshot(const json& e, const std::string& type) 
   if (!activity_type) return;
   auto content = e.find("content");
   if (content == e.end() || !content->is_object()) {
-    problem(type, ProblemCode::kMissingField, type + ": field 'content' must be an object; event skipped");
+    problem(type, ProblemCode::kMissingField,
+            type + ": field 'content' must be an object; event skipped");
     return;
   }
   auto replace_it = e.find("replace");

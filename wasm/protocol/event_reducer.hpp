@@ -182,11 +182,11 @@ class EventReducer {
   // What those events and the chunk transform share.
   void start_message(const json& e, const std::string& type, const std::string& id);
   void add_message_content(const json& e, const std::string& type, const std::string& id,
-                       const std::string& delta);
+                           const std::string& delta);
   void start_tool_call(const json& e, const std::string& type, const std::string& call_id,
-                     const std::string& name);
+                       const std::string& name);
   void add_tool_call_args(const json& e, const std::string& type, const std::string& call_id,
-                    const std::string& delta);
+                          const std::string& delta);
   void on_text_chunk(const json& e, const std::string& type, Lane lane);
   void on_tool_chunk(const json& e, const std::string& type);
   void on_tool_result(const json& e, const std::string& type);

@@ -10,66 +10,66 @@ namespace agui {
 
 // What changed, one record per change (the page's subscribe()); docs/changes.md
 // says what each carries. X(enumerator, "wire name")
-#define AGUI_CHANGE_KINDS(X)                      \
-  X(kMessageAdded, "message_added")               \
-  X(kTextAppended, "text_appended")               \
-  X(kMessageEnded, "message_ended")               \
-  X(kMessageUpdated, "message_updated")           \
-  X(kMetadataMerged, "metadata_merged")           \
-  X(kMessagesReplaced, "messages_replaced")       \
-  X(kToolCallAdded, "tool_call_added")            \
-  X(kToolCallArgs, "tool_call_args")              \
-  X(kToolCallEnded, "tool_call_ended")            \
-  X(kToolCallStatus, "tool_call_status")          \
-  X(kToolResult, "tool_result")                   \
-  X(kApprovalRequested, "approval_requested")     \
-  X(kInterrupts, "interrupts")                    \
-  X(kInterruptAnswered, "interrupt_answered")     \
-  X(kStateReplaced, "state_replaced")             \
-  X(kStatePatched, "state_patched")               \
-  X(kRunStarted, "run_started")                   \
-  X(kRunFinished, "run_finished")                 \
-  X(kRunError, "run_error")                       \
-  X(kEvent, "event")                              \
-  X(kProblem, "problem")                          \
-  X(kTurnStarted, "turn_started")                 \
-  X(kRoundStarted, "round_started")               \
+#define AGUI_CHANGE_KINDS(X)                  \
+  X(kMessageAdded, "message_added")           \
+  X(kTextAppended, "text_appended")           \
+  X(kMessageEnded, "message_ended")           \
+  X(kMessageUpdated, "message_updated")       \
+  X(kMetadataMerged, "metadata_merged")       \
+  X(kMessagesReplaced, "messages_replaced")   \
+  X(kToolCallAdded, "tool_call_added")        \
+  X(kToolCallArgs, "tool_call_args")          \
+  X(kToolCallEnded, "tool_call_ended")        \
+  X(kToolCallStatus, "tool_call_status")      \
+  X(kToolResult, "tool_result")               \
+  X(kApprovalRequested, "approval_requested") \
+  X(kInterrupts, "interrupts")                \
+  X(kInterruptAnswered, "interrupt_answered") \
+  X(kStateReplaced, "state_replaced")         \
+  X(kStatePatched, "state_patched")           \
+  X(kRunStarted, "run_started")               \
+  X(kRunFinished, "run_finished")             \
+  X(kRunError, "run_error")                   \
+  X(kEvent, "event")                          \
+  X(kProblem, "problem")                      \
+  X(kTurnStarted, "turn_started")             \
+  X(kRoundStarted, "round_started")           \
   X(kTurnEnded, "turn_ended")
 
 // A rule the stream broke (a `problem` change's code); docs/ordering.md says
 // what happens in each case.
-#define AGUI_PROBLEM_CODES(X)                          \
-  X(kInvalidEvent, "invalid_event")                    \
-  X(kInvalidJson, "invalid_json")                      \
-  X(kInvalidUtf8, "invalid_utf8")                      \
-  X(kTruncatedEvent, "truncated_event")                \
-  X(kUnknownEvent, "unknown_event")                    \
-  X(kLimitExceeded, "limit_exceeded")                  \
-  X(kMissingField, "missing_field")                    \
-  X(kBeforeRunStarted, "before_run_started")           \
-  X(kAfterRunEnd, "after_run_end")                     \
-  X(kSecondRunStarted, "second_run_started")           \
-  X(kRunIdMismatch, "run_id_mismatch")                 \
-  X(kWrongThread, "wrong_thread")                      \
-  X(kInvalidOutcome, "invalid_outcome")                \
-  X(kUnknownOutcome, "unknown_outcome")                \
-  X(kUnknownMessage, "unknown_message")                \
-  X(kDuplicateMessage, "duplicate_message")            \
-  X(kInvalidMessage, "invalid_message")                \
-  X(kActivityMessage, "activity_message")              \
-  X(kNotActivity, "not_activity")                      \
-  X(kAlreadyStarted, "already_started")                \
-  X(kAlreadyEnded, "already_ended")                    \
-  X(kUnclosedMessage, "unclosed_message")              \
-  X(kUnknownToolCall, "unknown_tool_call")             \
-  X(kDuplicateToolCall, "duplicate_tool_call")         \
-  X(kParentNotAssistant, "parent_not_assistant")       \
-  X(kNotOpen, "not_open")                              \
-  X(kAfterEnd, "after_end")                            \
-  X(kUnclosedToolCall, "unclosed_tool_call")           \
-  X(kDuplicateResult, "duplicate_result")              \
-  X(kPatchFailed, "patch_failed")                      \
-  X(kUnknownPendingCall, "unknown_pending_call")       \
+#define AGUI_PROBLEM_CODES(X)                    \
+  X(kInvalidEvent, "invalid_event")              \
+  X(kInvalidJson, "invalid_json")                \
+  X(kInvalidUtf8, "invalid_utf8")                \
+  X(kTruncatedEvent, "truncated_event")          \
+  X(kUnknownEvent, "unknown_event")              \
+  X(kLimitExceeded, "limit_exceeded")            \
+  X(kMissingField, "missing_field")              \
+  X(kBeforeRunStarted, "before_run_started")     \
+  X(kAfterRunEnd, "after_run_end")               \
+  X(kSecondRunStarted, "second_run_started")     \
+  X(kRunIdMismatch, "run_id_mismatch")           \
+  X(kWrongThread, "wrong_thread")                \
+  X(kInvalidOutcome, "invalid_outcome")          \
+  X(kUnknownOutcome, "unknown_outcome")          \
+  X(kUnknownMessage, "unknown_message")          \
+  X(kDuplicateMessage, "duplicate_message")      \
+  X(kInvalidMessage, "invalid_message")          \
+  X(kActivityMessage, "activity_message")        \
+  X(kNotActivity, "not_activity")                \
+  X(kAlreadyStarted, "already_started")          \
+  X(kAlreadyEnded, "already_ended")              \
+  X(kUnclosedMessage, "unclosed_message")        \
+  X(kUnknownToolCall, "unknown_tool_call")       \
+  X(kDuplicateToolCall, "duplicate_tool_call")   \
+  X(kParentNotAssistant, "parent_not_assistant") \
+  X(kNotOpen, "not_open")                        \
+  X(kAfterEnd, "after_end")                      \
+  X(kUnclosedToolCall, "unclosed_tool_call")     \
+  X(kDuplicateResult, "duplicate_result")        \
+  X(kPatchFailed, "patch_failed")                \
+  X(kUnknownPendingCall, "unknown_pending_call") \
   X(kInvalidResponseSchema, "invalid_response_schema")
 
 enum class ChangeKind {
@@ -87,8 +87,7 @@ enum class ProblemCode {
 constexpr std::string_view to_string(ChangeKind kind) {
   switch (kind) {
 #define AGUI_X(id, wire) \
-  case ChangeKind::id:   \
-    return wire;
+  case ChangeKind::id: return wire;
     AGUI_CHANGE_KINDS(AGUI_X)
 #undef AGUI_X
   }
@@ -98,8 +97,7 @@ constexpr std::string_view to_string(ChangeKind kind) {
 constexpr std::string_view to_string(ProblemCode code) {
   switch (code) {
 #define AGUI_X(id, wire) \
-  case ProblemCode::id:  \
-    return wire;
+  case ProblemCode::id: return wire;
     AGUI_PROBLEM_CODES(AGUI_X)
 #undef AGUI_X
   }

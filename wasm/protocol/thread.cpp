@@ -50,7 +50,8 @@ void Thread::index(json& message) {
       auto it = message.find("toolCalls");
       if (it != message.end() && it->is_array()) {
         for (std::size_t i = 0; i < it->size(); ++i) {
-          if (const auto* call_id = detail::opt_string((*it)[i], "id")) calls_[*call_id] = {&message, i};
+          if (const auto* call_id = detail::opt_string((*it)[i], "id"))
+            calls_[*call_id] = {&message, i};
         }
       }
     }
@@ -99,7 +100,7 @@ std::vector<json*> Thread::insert_results(std::vector<json> tool_messages) {
     if (hit == stop_at.end()) continue;
     std::size_t& pos = place[hit->second];
     if (pos != kUnseen) continue;  // found already, from its last answer
-    pos = i + 1;             // after the tool messages already answering it
+    pos = i + 1;                   // after the tool messages already answering it
     while (pos < n && is_tool_message(*order_[pos])) ++pos;
     --left;
   }

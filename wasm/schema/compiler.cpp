@@ -5,12 +5,12 @@
 // fetched), and rejects $ref cycles that apply to the same instance without
 // making progress. The keywords themselves are compiled in
 // keywords.cpp.
+#include "schema/internal/compiler.hpp"
+
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include "schema/internal/compiler.hpp"
 
 namespace agui::schema_detail {
 

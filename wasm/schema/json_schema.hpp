@@ -99,8 +99,7 @@ class CompiledSchema {
   static CompileResult compile(const json& schema, const SchemaOptions& options = {});
 
   // Every issue, up to max_issues. Empty means valid.
-  std::vector<SchemaIssue> validate(const json& instance,
-                                    std::size_t max_issues = 64) const;
+  std::vector<SchemaIssue> validate(const json& instance, std::size_t max_issues = 64) const;
   bool is_valid(const json& instance) const;
 
   ~CompiledSchema();

@@ -198,12 +198,10 @@ class Parser {
     switch (c) {
       case '.':
         ++i_;  // "." is every code point but a line terminator
-        return make_set((range(U'\n', U'\n') | range(U'\r', U'\r') | range(0x2028, 0x2029))
-                            .complement());
-      case '(':
-        return group(nesting);
-      case '[':
-        return klass();
+        return make_set(
+            (range(U'\n', U'\n') | range(U'\r', U'\r') | range(0x2028, 0x2029)).complement());
+      case '(': return group(nesting);
+      case '[': return klass();
       case '\\': {
         if (auto property = this->property()) {
           Ast node = make(Ast::Kind::kSet);
@@ -299,42 +297,24 @@ class Parser {
     const char c = p_[i_++];
     Set s;
     switch (c) {
-      case 'd':
-        return digits();
-      case 'D':
-        return digits().complement();
-      case 'w':
-        return words();
-      case 'W':
-        return words().complement();
-      case 's':
-        return spaces();
-      case 'S':
-        return spaces().complement();
-      case 't':
-        s.add(U'\t');
-        return s;
-      case 'n':
-        s.add(U'\n');
-        return s;
-      case 'r':
-        s.add(U'\r');
-        return s;
-      case 'f':
-        s.add(U'\f');
-        return s;
-      case 'v':
-        s.add(U'\v');
-        return s;
+      case 'd': return digits();
+      case 'D': return digits().complement();
+      case 'w': return words();
+      case 'W': return words().complement();
+      case 's': return spaces();
+      case 'S': return spaces().complement();
+      case 't': s.add(U'\t'); return s;
+      case 'n': s.add(U'\n'); return s;
+      case 'r': s.add(U'\r'); return s;
+      case 'f': s.add(U'\f'); return s;
+      case 'v': s.add(U'\v'); return s;
       case 'b':
         if (!in_class) return odd_syntax();
         s.add(U'\b');
         return s;
       case 'x':
-      case 'u':
-        return hex_escape(c, start);
-      case 'k':
-        return refuse("a named back-reference \\k<...>", start);
+      case 'u': return hex_escape(c, start);
+      case 'k': return refuse("a named back-reference \\k<...>", start);
       case '0':  // NUL; "\01" is an error with "u"
         if (peek() >= '0' && peek() <= '9') return odd_syntax();
         s.add(0);
@@ -374,7 +354,8 @@ class Parser {
     } else {
       const std::size_t digits = c == 'x' ? 2 : 4;
       value = hex(i_, digits);
-      if (!value) return refuse(std::string("the escape \\") + c + " without its hex digits", start);
+      if (!value)
+        return refuse(std::string("the escape \\") + c + " without its hex digits", start);
       i_ += digits;
       const auto low = c == 'u' && next_is("\\u") ? hex(i_ + 2, 4) : std::nullopt;
       if (*value >= 0xD800 && *value <= 0xDBFF && low && *low >= 0xDC00 && *low <= 0xDFFF) {
@@ -442,9 +423,9 @@ class Parser {
       lo = escaped->single();
       if (!lo || p_[before] == 'd' || p_[before] == 'w' || p_[before] == 's') {
         if (peek() == '-' && i_ + 1 < p_.size() && p_[i_ + 1] != ']') {
-        odd_syntax();
-        return false;
-      }
+          odd_syntax();
+          return false;
+        }
         set.points |= *escaped;
         return true;
       }
@@ -506,27 +487,17 @@ class Emitter {
         code.push_back({Op::kSet, static_cast<std::uint32_t>(program_.classes.size())});
         program_.classes.push_back(node.set);
         return true;
-      case Ast::Kind::kBegin:
-        code.push_back({Op::kBegin});
-        return true;
-      case Ast::Kind::kEnd:
-        code.push_back({Op::kEnd});
-        return true;
-      case Ast::Kind::kWordBoundary:
-        code.push_back({Op::kWordBoundary});
-        return true;
-      case Ast::Kind::kNotWordBoundary:
-        code.push_back({Op::kNotWordBoundary});
-        return true;
+      case Ast::Kind::kBegin: code.push_back({Op::kBegin}); return true;
+      case Ast::Kind::kEnd: code.push_back({Op::kEnd}); return true;
+      case Ast::Kind::kWordBoundary: code.push_back({Op::kWordBoundary}); return true;
+      case Ast::Kind::kNotWordBoundary: code.push_back({Op::kNotWordBoundary}); return true;
       case Ast::Kind::kConcat:
         for (const Ast& child : node.children) {
           if (!emit(child, code)) return false;
         }
         return true;
-      case Ast::Kind::kAlternate:
-        return alternate(node, code);
-      case Ast::Kind::kRepeat:
-        return repeat(node, code);
+      case Ast::Kind::kAlternate: return alternate(node, code);
+      case Ast::Kind::kRepeat: return repeat(node, code);
     }
     return false;
   }
@@ -572,7 +543,8 @@ class Emitter {
   bool repeat(const Ast& node, std::vector<Instr>& code) {
     const Ast& body = node.children[0];
     if (body.kind >= Ast::Kind::kBegin) {  // "^*": an error with "u"
-      if (outside_.empty()) outside_ = "a quantified assertion (at byte " + std::to_string(node.at) + ")";
+      if (outside_.empty())
+        outside_ = "a quantified assertion (at byte " + std::to_string(node.at) + ")";
       return false;
     }
     std::vector<Instr> once;

@@ -81,16 +81,12 @@ bool regex_program_search(const RegexProgram& program, std::string_view s,
       ++steps;
       const auto& in = code[pc];
       switch (in.op) {
-        case Op::kSet:
-          list.push_back(pc);
-          break;
+        case Op::kSet: list.push_back(pc); break;
         case Op::kSplit:
           stack.push_back(in.y);
           stack.push_back(in.x);
           break;
-        case Op::kJump:
-          stack.push_back(in.x);
-          break;
+        case Op::kJump: stack.push_back(in.x); break;
         case Op::kBegin:
           if (pos == 0) stack.push_back(pc + 1);
           break;
@@ -103,8 +99,7 @@ bool regex_program_search(const RegexProgram& program, std::string_view s,
           if (boundary == (in.op == Op::kWordBoundary)) stack.push_back(pc + 1);
           break;
         }
-        case Op::kMatch:
-          return true;
+        case Op::kMatch: return true;
       }
     }
     return false;
@@ -172,4 +167,3 @@ std::string MatcherFirstEngine::backtracking_reason(const void* handle) const {
 }
 
 }  // namespace agui::schema_detail
-

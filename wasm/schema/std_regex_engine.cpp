@@ -34,8 +34,8 @@
 #include <variant>
 #include <vector>
 
-#include "schema/json_schema.hpp"
 #include "schema/internal/program.hpp"
+#include "schema/json_schema.hpp"
 
 namespace agui {
 namespace {
@@ -103,8 +103,8 @@ std::size_t capture_groups(const std::string& p) {
 bool ascii_identifier(const std::string& name) {
   if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '$';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$';
   });
 }
 

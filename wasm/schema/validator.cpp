@@ -5,8 +5,6 @@
 // only for issues. anyOf/oneOf/not/if/contains test their branches in the first
 // mode; a failed anyOf/oneOf is then explained by one issue (plus the issues of
 // its closest branch when one branch is clearly closest).
-#include "schema/json_schema.hpp"
-
 #include <algorithm>
 #include <exception>
 #include <string>
@@ -14,6 +12,7 @@
 #include <vector>
 
 #include "schema/internal/program.hpp"
+#include "schema/json_schema.hpp"
 
 namespace agui {
 
@@ -206,8 +205,7 @@ bool Evaluator::eval(const Node& node, const json& value, const Path* path, std:
     case json::value_t::object:
       if (node.object) typed_ok = check_object(node, value, path, depth);
       break;
-    default:
-      break;
+    default: break;
   }
   if (!typed_ok) {
     ok = false;

@@ -13,25 +13,18 @@ namespace agui::schema_detail {
 
 std::uint8_t type_bits(const json& value) {
   switch (value.type()) {
-    case json::value_t::null:
-      return kNullBit;
-    case json::value_t::boolean:
-      return kBooleanBit;
-    case json::value_t::object:
-      return kObjectBit;
-    case json::value_t::array:
-      return kArrayBit;
-    case json::value_t::string:
-      return kStringBit;
+    case json::value_t::null: return kNullBit;
+    case json::value_t::boolean: return kBooleanBit;
+    case json::value_t::object: return kObjectBit;
+    case json::value_t::array: return kArrayBit;
+    case json::value_t::string: return kStringBit;
     case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-      return kNumberBit | kIntegerBit;
+    case json::value_t::number_unsigned: return kNumberBit | kIntegerBit;
     case json::value_t::number_float: {
       const double d = value.get<double>();
       return std::isfinite(d) && std::floor(d) == d ? kNumberBit | kIntegerBit : kNumberBit;
     }
-    default:
-      return 0;  // binary, discarded: never valid
+    default: return 0;  // binary, discarded: never valid
   }
 }
 
@@ -57,22 +50,15 @@ std::string describe_types(std::uint8_t bits) {
 
 const char* type_name(const json& value) {
   switch (value.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::boolean:
-      return "boolean";
-    case json::value_t::object:
-      return "object";
-    case json::value_t::array:
-      return "array";
-    case json::value_t::string:
-      return "string";
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return "boolean";
+    case json::value_t::object: return "object";
+    case json::value_t::array: return "array";
+    case json::value_t::string: return "string";
     case json::value_t::number_integer:
     case json::value_t::number_unsigned:
-    case json::value_t::number_float:
-      return "number";
-    default:
-      return "binary";
+    case json::value_t::number_float: return "number";
+    default: return "binary";
   }
 }
 
@@ -189,12 +175,9 @@ int json_equal(const json& a, const json& b, std::size_t max_depth) {
     }
     case json::value_t::string:
       return a.get_ref<const std::string&>() == b.get_ref<const std::string&>() ? 1 : 0;
-    case json::value_t::boolean:
-      return a.get<bool>() == b.get<bool>() ? 1 : 0;
-    case json::value_t::null:
-      return 1;
-    default:
-      return a == b ? 1 : 0;
+    case json::value_t::boolean: return a.get<bool>() == b.get<bool>() ? 1 : 0;
+    case json::value_t::null: return 1;
+    default: return a == b ? 1 : 0;
   }
 }
 
@@ -213,10 +196,8 @@ std::size_t json_hash(const json& value, std::size_t max_depth) {
     }
     case json::value_t::string:
       return std::hash<std::string>{}(value.get_ref<const std::string&>());
-    case json::value_t::boolean:
-      return value.get<bool>() ? 0x51 : 0x50;
-    case json::value_t::null:
-      return 0x4e;
+    case json::value_t::boolean: return value.get<bool>() ? 0x51 : 0x50;
+    case json::value_t::null: return 0x4e;
     case json::value_t::array: {
       std::size_t seed = 0x41 + value.size();
       if (max_depth == 0) return seed;
@@ -234,8 +215,7 @@ std::size_t json_hash(const json& value, std::size_t max_depth) {
       }
       return mix(seed, members);
     }
-    default:
-      return 0;
+    default: return 0;
   }
 }
 

@@ -91,8 +91,8 @@ const UnicodePropertyOracle* default_property_oracle();
 
 // The matcher's program grows with counted repetition ("(a{1,100}){1,100}" is
 // 100 x 100 copies of "a", 20002 instructions); a pattern that would need
-// more instructions than this is outside the subset. A search costs at most (instructions + 1) steps
-// per code point of the subject.
+// more instructions than this is outside the subset. A search costs at most (instructions + 1)
+// steps per code point of the subject.
 inline constexpr std::size_t kMaxRegexProgram = 32768;
 // Matcher steps one validation may spend on all its patterns: a bound on how
 // long a model's argument can keep the tab busy. Past it, the string gets an

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "schema/internal/program.hpp"
 #include "common/utf8.hpp"
+#include "schema/internal/program.hpp"
 
 namespace agui::schema_detail {
 
