@@ -126,7 +126,7 @@ class Driver {
 
   // Options ({maxRounds, repeatLimit, defaultTimeoutMs, context, forwardedProps,
   // idPrefix, limits...}) or an exported thread ({export, options}) to restore.
-  std::string open(const std::string& config_text) {
+  std::string open(const std::string& config_text, double now) {
     return guarded("createRuntime", [&]() -> json {
       json config = agui::parse_json(config_text);
       if (!config.is_object())
@@ -135,7 +135,7 @@ class Driver {
       if (auto* err = std::get_if<agui::Error>(&options)) return status_json(*err);
       if (config.contains("export")) {
         auto restored = agui::RoundDriver::from_export(registry_, config["export"],
-                                                       std::get<agui::DriverOptions>(options));
+                                                       std::get<agui::DriverOptions>(options), now);
         if (auto* err = std::get_if<agui::Error>(&restored)) return status_json(*err);
         driver_ = std::move(std::get<std::unique_ptr<agui::RoundDriver>>(restored));
       } else {
@@ -175,8 +175,9 @@ class Driver {
     step_ = run_step("feed", [&] { return driver_->feed(run_id, input_); });
     return heap_view(step_);
   }
-  std::string endOfStream(const std::string& run_id) {
-    return run_step("endOfStream", [&] { return driver_->end_of_stream(run_id); });
+  // `now`, here and below: the page's Date.now(); the core reads no clock.
+  std::string endOfStream(const std::string& run_id, double now) {
+    return run_step("endOfStream", [&] { return driver_->end_of_stream(run_id, now); });
   }
   std::string transportFailed(const std::string& run_id, const std::string& message) {
     return run_step("transportFailed", [&] { return driver_->transport_failed(run_id, message); });
@@ -195,11 +196,11 @@ class Driver {
     return run_step("approvals.reject",
                     [&] { return driver_->reject(thread_id, call_id, reason); });
   }
-  std::string resolveInterrupt(const std::string& id, const std::string& payload_text) {
+  std::string resolveInterrupt(const std::string& id, const std::string& payload_text, double now) {
     return run_step("interrupts.resolve", [&] {
       json error;
       json payload = parse_arg(payload_text, "interrupt payload", error);
-      return error.is_null() ? driver_->resolve_interrupt(id, std::move(payload)) : error;
+      return error.is_null() ? driver_->resolve_interrupt(id, std::move(payload), now) : error;
     });
   }
   std::string cancelInterrupt(const std::string& id, const std::string& reason) {
@@ -208,8 +209,11 @@ class Driver {
   std::string abort(const std::string& reason) {
     return run_step("abort", [&] { return driver_->abort(reason); });
   }
-  std::string continueTurn() {
-    return run_step("continueTurn", [&] { return driver_->continue_turn(); });
+  std::string continueTurn(double now) {
+    return run_step("continueTurn", [&] { return driver_->continue_turn(now); });
+  }
+  std::string expire(double now) {
+    return run_step("expire", [&] { return driver_->expire(now); });
   }
   // The request body of the run the last step started ({"run": {"runId"}}),
   // written by the core: the shim posts this text as it is. A view of the
@@ -298,7 +302,7 @@ std::string vocabulary() {
 #undef AGUI_X
   return json{{"changeKinds", kinds},
               {"problemCodes", problems},
-              {"maxFrontendToolRounds", kMaxFrontendToolRounds}}
+              {"maxFrontendToolRounds", agui::kMaxFrontendToolRounds}}
       .dump();
 }
 
@@ -340,6 +344,7 @@ EMSCRIPTEN_BINDINGS(agui_client_tools) {
       .function("cancelInterrupt", &Driver::cancelInterrupt)
       .function("abort", &Driver::abort)
       .function("continueTurn", &Driver::continueTurn)
+      .function("expire", &Driver::expire)
       .function("runInput", &Driver::runInput)
       .function("takeChanges", &Driver::takeChanges)
       .function("status", &Driver::status)

@@ -34,6 +34,8 @@
 // UTF8ToString, does not stop at a NUL inside the string (nor, told so, drop a
 // leading byte order mark).
 
+// The EM_JS bodies are JavaScript, which clang-format would mangle ("===").
+// clang-format off
 EM_JS(int, agui_regexp_new, (const char* pattern, int length), {
   const table = Module.aguiRegExps || (Module.aguiRegExps = {list : [], free : [], error : ""});
   // ignoreBOM: a subject that starts with U+FEFF keeps it.
@@ -97,12 +99,14 @@ EM_JS(int, agui_property_new, (const char* name, int length), {
                    regexp && (table.propertyList || (table.propertyList = [])).push(regexp) - 1);
   }
   const id = properties.get(text);
-  return id == = null ? -1 : id;
+  return id === null ? -1 : id;
 });
 
 EM_JS(int, agui_property_test, (int id, int code_point), {
   return Module.aguiRegExps.propertyList[id].test(String.fromCodePoint(code_point)) ? 1 : 0;
 });
+
+// clang-format on
 
 namespace agui {
 namespace {

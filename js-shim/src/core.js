@@ -78,7 +78,7 @@ const REGISTRY_METHODS = { configure: [0], add: [0], remove: [], setEnabled: [],
 const DRIVER_METHODS = {
   open: [0], send: [0], inputBuffer: [], feed: [], endOfStream: [], transportFailed: [], submitResult: [],
   submitError: [], approve: [], reject: [], resolveInterrupt: [1], cancelInterrupt: [], abort: [],
-  continueTurn: [], runInput: [], takeChanges: [], status: [], messages: [], state: [], exportThread: [],
+  continueTurn: [], expire: [], runInput: [], takeChanges: [], status: [], messages: [], state: [], exportThread: [],
 };
 
 // The one place strings cross into the core: each method passes its string

@@ -11,7 +11,7 @@ export function randomId() {
 }
 
 // Keys of createRuntime() options that configure the core's driver.
-const DRIVER_OPTIONS = ['maxRounds', 'repeatLimit', 'defaultTimeoutMs', 'context', 'forwardedProps'];
+const DRIVER_OPTIONS = ['maxRounds', 'repeatLimit', 'defaultTimeoutMs', 'approvalTimeoutMs', 'context', 'forwardedProps'];
 const LIMIT_OPTIONS = ['maxEventBytes', 'maxArgumentBytes', 'maxResultBytes', 'maxMessageBytes', 'maxJsonDepth', 'maxCallsPerRound'];
 
 /** The driver's open() text: its options and the thread to import, each bad value named. */

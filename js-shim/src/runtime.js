@@ -52,7 +52,7 @@ export class Runtime {
     const threadId = exported?.threadId ?? options.threadId ?? randomId();
     const driver = openDriver(core, tools.registry, stringArgument('createRuntime(): options.threadId', threadId));
     try {
-      unwrap(driver.open(config));
+      unwrap(driver.open(config, Date.now()));
     } catch (e) {
       driver.delete();
       throw e;
@@ -97,10 +97,8 @@ export class Runtime {
       resolve: (interruptId, payload = null) => {
         const id = stringArgument('interrupts.resolve(): interruptId', interruptId);
         const answer = jsonArgument('interrupts.resolve(): payload', payload ?? null);
-        // Past its expiresAt (its timer may not have fired yet): cancelled instead.
-        const expiry = this.#expiry(id);
-        if (expiry) this.#step(() => this.#driver.cancelInterrupt(id, expiry));
-        else this.#step(() => this.#driver.resolveInterrupt(id, answer));
+        // (Past its expiresAt, the core cancels it instead.)
+        this.#step(() => this.#driver.resolveInterrupt(id, answer, Date.now()));
       },
       cancel: (interruptId, reason = '') => {
         const id = stringArgument('interrupts.cancel(): interruptId', interruptId);
@@ -111,7 +109,7 @@ export class Runtime {
     this.thread = {
       export: () => this.#live() && unwrap(this.#driver.exportThread()),
     };
-    if (exported) this.#resumeImported(this.#cancelExpiredImported());
+    if (exported) this.#resumeImported();
   }
 
   static #weakListener(ref) {
@@ -255,44 +253,11 @@ export class Runtime {
 
   #carryOut(step) {
     if (this.#disposed) return;
-    const cancellations = step.changes ? this.#cancelExpired(step.changes) : [];
-    const changes = step.changes;
-    if (changes) {
-      this.#deliver(changes);
-      this.#watchDeadlines(changes);
-    }
+    if (step.changes) this.#deliver(step.changes);
+    if (step.deadline !== undefined) this.#armDeadline(step.deadline);
     if (step.execute) for (const call of step.execute) this.#execute(call);
     if (step.run) this.#post(step.run);
     if (step.done) this.#finish(step.done);
-    for (const cancelled of cancellations) this.#carryOut(cancelled);
-  }
-
-  // An interrupt that arrives past its expiresAt is cancelled before the page
-  // sees it: it is taken out of the `interrupts` change (the change is dropped
-  // when none is left), and the steps of its cancellation are returned, to be
-  // carried out after this step's.
-  #cancelExpired(changes) {
-    const cancellations = [];
-    for (let i = 0; i < changes.length; i += 1) {
-      const change = changes[i];
-      if (change.kind !== 'interrupts') continue;
-      const live = change.interrupts.filter((interrupt) => {
-        const expiry = expiryReason(interrupt);
-        if (!expiry) return true;
-        const step = JSON.parse(this.#driver.cancelInterrupt(interrupt.id, expiry));
-        if (!step.error) cancellations.push(step);
-        return false;
-      });
-      if (live.length === change.interrupts.length) continue;
-      if (live.length) changes[i] = { ...change, interrupts: live };
-      else changes.splice(i--, 1);
-    }
-    return cancellations;
-  }
-
-  /** Why interrupt `id` must be cancelled rather than answered ('' while it is live). */
-  #expiry(id) {
-    return expiryReason(this.status.pendingInterrupts.find((interrupt) => interrupt.id === id));
   }
 
   #finish(done) {
@@ -334,7 +299,7 @@ export class Runtime {
       onEnd: () => {
         if (this.#run !== run || this.#disposed) return;
         this.#run = null;
-        this.#carryOut(JSON.parse(this.#driver.endOfStream(run.runId)));
+        this.#carryOut(JSON.parse(this.#driver.endOfStream(run.runId, Date.now())));
       },
       onFailure: (message) => {
         if (this.#run !== run || this.#disposed) return;
@@ -370,34 +335,15 @@ export class Runtime {
     for (const job of jobs) job.stop?.(new AguiError('invalid_state', reason));
   }
 
-  // Approvals and interrupts never hang unseen: interrupts honour expiresAt,
-  // approvals an optional approvalTimeoutMs; an expired one is answered as
-  // rejected / cancelled with the reason.
-  #watchDeadlines(changes) {
-    for (const change of changes) {
-      if (change.kind === 'approval_requested' && this.#options.approvalTimeoutMs > 0) {
-        const { toolCallId } = change.approval;
-        const ms = this.#options.approvalTimeoutMs;
-        this.#setTimer(`approval:${toolCallId}`, ms, () => {
-          const step = JSON.parse(this.#driver.reject(this.threadId, toolCallId, `approval timed out after ${ms} ms`));
-          if (!step.error) this.#carryOut(step);
-        });
-      } else if (change.kind === 'interrupts') {
-        for (const interrupt of change.interrupts) {
-          if (!interrupt.expiresAt) continue;
-          const at = Date.parse(interrupt.expiresAt);
-          if (Number.isNaN(at)) continue;
-          this.#setTimer(`interrupt:${interrupt.id}`, Math.max(0, at - Date.now()), () => {
-            const step = JSON.parse(this.#driver.cancelInterrupt(interrupt.id, expiryReason(interrupt, Infinity)));
-            if (!step.error) this.#carryOut(step);
-          });
-        }
-      } else if (change.kind === 'tool_call_status' && change.status !== 'pending_approval') {
-        this.#clearTimer(`approval:${change.toolCallId}`);
-      } else if (change.kind === 'interrupt_answered') {
-        this.#clearTimer(`interrupt:${change.interruptId}`);
-      }
-    }
+  // Approvals and interrupts never hang unseen: the core decides their deadlines
+  // (approvalTimeoutMs, an interrupt's expiresAt) and each step names the next
+  // one due; the shim owns the clock and calls expire() then.
+  #armDeadline(at) {
+    if (at === null) return this.#clearTimer('deadline');
+    this.#setTimer('deadline', Math.max(0, at - Date.now()), () => {
+      const step = JSON.parse(this.#driver.expire(Date.now()));
+      if (!step.error) this.#carryOut(step);
+    });
   }
 
   #setTimer(key, ms, fire) {
@@ -416,57 +362,20 @@ export class Runtime {
     this.#timers.delete(key);
   }
 
-  // An imported interrupt that expired meanwhile is cancelled at once, before the
-  // page can see it pending; the steps are carried out with the resumed turn.
-  #cancelExpiredImported() {
-    const steps = [];
-    for (const interrupt of this.status.pendingInterrupts) {
-      const expiry = expiryReason(interrupt);
-      if (!expiry) continue;
-      const step = JSON.parse(this.#driver.cancelInterrupt(interrupt.id, expiry));
-      if (!step.error) steps.push(step);
-    }
-    return steps;
-  }
-
-  #resumeImported(cancellations) {
-    const status = this.status;
-    // (Cancelling the last pending interrupt has already started the resume run.)
-    if (status.phase !== 'awaiting' && cancellations.length === 0) {
-      // What the import itself changed (calls it found open, closed with an error
-      // result), told in a macrotask for the same reason as below.
-      setTimeout(() => this.#disposed || this.#deliver(JSON.parse(this.#driver.takeChanges())), 0);
-      return;
-    }
+  #resumeImported() {
     // An imported thread with pending approvals or interrupts is a turn in
     // progress: `resumed` resolves when it ends.
-    let resolve;
-    const promise = new Promise((r) => (resolve = r));
-    this.#turn = { promise, resolve };
-    this.resumed = promise;
+    if (this.status.phase === 'awaiting') {
+      let resolve;
+      const promise = new Promise((r) => (resolve = r));
+      this.#turn = { promise, resolve };
+      this.resumed = promise;
+    }
     // Carried on in a macrotask, not a microtask: the caller's
     // `await createRuntime(...)` and its subscribe() run first, so no change of
-    // the resumed turn goes unseen.
-    setTimeout(() => {
-      if (this.#disposed) return;
-      const now = this.status;
-      const changes = [];
-      for (const approval of now.pendingApprovals) changes.push({ kind: 'approval_requested', approval });
-      if (now.pendingInterrupts.length) changes.push({ kind: 'interrupts', interrupts: now.pendingInterrupts });
-      this.#watchDeadlines(changes); // re-arm the deadlines of what came back pending
-      for (const step of cancellations) this.#carryOut(step);
-      this.#carryOut(unwrap(this.#driver.continueTurn()));
-    }, 0);
+    // the import (calls it closed, what came back pending) goes unseen.
+    setTimeout(() => this.#disposed || this.#carryOut(unwrap(this.#driver.continueTurn(Date.now()))), 0);
   }
-}
-
-/**
- * The reason an interrupt past its expiresAt (by the wall clock at `now`) is
- * cancelled with; '' when it has none, or it is still live.
- */
-function expiryReason(interrupt, now = Date.now()) {
-  const at = interrupt?.expiresAt ? Date.parse(interrupt.expiresAt) : NaN;
-  return at <= now ? `expired at ${interrupt.expiresAt}` : '';
 }
 
 /**

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { median, fmtInt } from './common.mjs';
+import { median, fmtInt, nowArgs } from './common.mjs';
 import { makeStream, encodeEvents, runStarted, runFinished } from './generate.mjs';
 import { coreStream, coreRound } from './variants.mjs';
 import { feedBytes, heapText } from '../../js-shim/src/core.js';
@@ -26,7 +26,7 @@ function coreState(core, keys) {
   const snapshot = {};
   for (let i = keys - 1; i >= 0; i -= 1) snapshot[`key${i}`] = { n: i, label: `value ${i}` };
   const driver = new core.Driver(new core.Registry(), 'bench-thread');
-  JSON.parse(driver.open(JSON.stringify({ options: {} })));
+  JSON.parse(driver.open(JSON.stringify({ options: {} }), ...nowArgs(core)));
   const step = JSON.parse(driver.send(JSON.stringify('state')));
   const runId = step.run.runId;
   const bytes = encodeEvents([
@@ -37,7 +37,7 @@ function coreState(core, keys) {
   ]);
   const t0 = performance.now();
   feedBytes(driver, runId, bytes);
-  JSON.parse(driver.endOfStream(runId));
+  JSON.parse(driver.endOfStream(runId, ...nowArgs(core)));
   const body = JSON.parse(JSON.parse(driver.send(JSON.stringify('again'))).run ? heapText(driver.runInput()) : 'null');
   const ms = performance.now() - t0;
   driver.delete();

@@ -20,6 +20,27 @@ export function coreSources({ wasm }) {
   return [...listed, engine].map((f) => path.join(ROOT, f));
 }
 
+// The raw Driver's calls that take the host's clock (open, endOfStream, resolveInterrupt, continueTurn: `now`,
+// Date.now()) since the core keeps deadlines; a build from before took none, and embind refuses a wrong count.
+// Probed once per module, so a before/after comparison calls each build as it expects: `...nowArgs(core)`.
+const TAKES_NOW = new WeakMap();
+export function nowArgs(core) {
+  if (!TAKES_NOW.has(core)) {
+    const registry = new core.Registry();
+    const driver = new core.Driver(registry, 'probe');
+    let takes = true;
+    try {
+      driver.open('{"options":{}}', 0);
+    } catch {
+      takes = false;
+    }
+    driver.delete();
+    registry.delete();
+    TAKES_NOW.set(core, takes);
+  }
+  return TAKES_NOW.get(core) ? [Date.now()] : [];
+}
+
 /** Every header under wasm/, for the benches that rebuild when one changes. */
 export const coreHeaders = () =>
   fs.readdirSync(path.join(ROOT, 'wasm'), { recursive: true }).filter((f) => f.endsWith('.hpp')).map((f) => path.join(ROOT, 'wasm', f));

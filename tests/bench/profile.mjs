@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeStream } from './generate.mjs';
-import { buildNativeBench, streamFetch } from './common.mjs';
+import { buildNativeBench, nowArgs, streamFetch } from './common.mjs';
 import { topFunctions } from './cpuprofile-top.mjs';
 import { feedBytes } from '../../js-shim/src/core.js';
 
@@ -149,13 +149,13 @@ async function namesCore(what, a, b) {
       const registry = new core.Registry();
       const driver = new core.Driver(registry, 'bench-thread');
       const t0 = performance.now();
-      JSON.parse(driver.open(JSON.stringify({ options: {} })));
+      JSON.parse(driver.open(JSON.stringify({ options: {} }), ...nowArgs(core)));
       const step = JSON.parse(driver.send(JSON.stringify('go')));
       const [head, tail] = stream.frame('bench-thread', step.run.runId);
       for (const bytes of [head, ...stream.chunks, tail]) {
         feedBytes(driver, step.run.runId, bytes);
       }
-      JSON.parse(driver.endOfStream(step.run.runId));
+      JSON.parse(driver.endOfStream(step.run.runId, ...nowArgs(core)));
       console.log(`core alone (names build), ${stream.counts.events} events: ${(performance.now() - t0).toFixed(1)} ms`);
       driver.delete();
       registry.delete();
@@ -168,13 +168,13 @@ async function namesCore(what, a, b) {
   const t0 = performance.now();
   for (let t = 0; t < turns; t += 1) {
     const driver = new core.Driver(registry, 'bench-thread');
-    JSON.parse(driver.open(JSON.stringify({ options: { repeatLimit: 0 } })));
+    JSON.parse(driver.open(JSON.stringify({ options: { repeatLimit: 0 } }), ...nowArgs(core)));
     let step = JSON.parse(driver.send(JSON.stringify('go')));
     const runId = step.run.runId;
     for (const part of splitBeforeLastEvent(scriptedRun('bench-thread', runId, { calls: 1 }))) {
       feedBytes(driver, runId, part);
     }
-    step = JSON.parse(driver.endOfStream(runId));
+    step = JSON.parse(driver.endOfStream(runId, ...nowArgs(core)));
     step = JSON.parse(driver.submitResult(step.execute[0].toolCallId, JSON.stringify('ok')));
     driver.delete();
   }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
 import { createRuntime } from '../../js-shim/src/node.js';
 import { feedBytes, heapText, loadCore } from '../../js-shim/src/core.js';
-import { gc, median, parts, quantile, scriptedRun, splitBeforeLastEvent, streamResponse } from './common.mjs';
+import { gc, median, nowArgs, parts, quantile, scriptedRun, splitBeforeLastEvent, streamResponse } from './common.mjs';
 import { readBody } from './baselines.mjs';
 
 const URL_ = 'http://bench.invalid/agent';
@@ -94,14 +94,14 @@ export async function measureCoreRounds({ turns, warmup = 30, calls }) {
   const samples = [];
   for (let t = 0; t < warmup + turns; t += 1) {
     const driver = new core.Driver(registry, 'bench-thread');
-    JSON.parse(driver.open(JSON.stringify({ options: { repeatLimit: 0 } })));
+    JSON.parse(driver.open(JSON.stringify({ options: { repeatLimit: 0 } }), ...nowArgs(core)));
     let step = JSON.parse(driver.send(JSON.stringify('go')));
     const runId = step.run.runId;
     const [body, finished] = splitBeforeLastEvent(scriptedRun('bench-thread', runId, { calls }));
     feedBytes(driver, runId, body);
     const t0 = performance.now();
     feedBytes(driver, runId, finished);
-    step = JSON.parse(driver.endOfStream(runId));
+    step = JSON.parse(driver.endOfStream(runId, ...nowArgs(core)));
     for (const call of step.execute) {
       step = JSON.parse(driver.submitResult(call.toolCallId, JSON.stringify('ok')));
     }

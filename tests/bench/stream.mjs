@@ -6,7 +6,7 @@ import { createRuntime } from '../../js-shim/src/node.js';
 import { feedBytes, loadCore } from '../../js-shim/src/core.js';
 import { makeStream } from './generate.mjs';
 import { MiniThread, readBody, sseSplitter } from './baselines.mjs';
-import { gc, median, streamFetch } from './common.mjs';
+import { gc, median, nowArgs, streamFetch } from './common.mjs';
 
 const URL_ = 'http://bench.invalid/agent';
 const THREAD = 'bench-thread';
@@ -93,7 +93,7 @@ export async function runCore(stream) {
   let changes = 0;
   gc();
   const t0 = performance.now();
-  JSON.parse(driver.open(JSON.stringify({ options: {} })));
+  JSON.parse(driver.open(JSON.stringify({ options: {} }), ...nowArgs(core)));
   const step = JSON.parse(driver.send(JSON.stringify('Summarise the permits.')));
   changes += step.changes?.length ?? 0;
   const runId = step.run.runId;
@@ -101,7 +101,7 @@ export async function runCore(stream) {
   for (const bytes of [head, ...stream.chunks, tail]) {
     changes += feedBytes(driver, runId, bytes).changes?.length ?? 0;
   }
-  const done = JSON.parse(driver.endOfStream(runId));
+  const done = JSON.parse(driver.endOfStream(runId, ...nowArgs(core)));
   changes += done.changes?.length ?? 0;
   const ms = performance.now() - t0;
   driver.delete();

@@ -9,7 +9,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { feedBytes, loadCore } from '../../js-shim/src/core.js';
 import '../../js-shim/src/node.js'; // sets the node binary loader loadCore() uses
 import { encodeEvents, runFinished, runStarted } from './generate.mjs';
-import { buildNativeBench, median } from './common.mjs';
+import { buildNativeBench, median, nowArgs } from './common.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const ROOT = path.resolve(here, '../..');
@@ -104,7 +104,7 @@ export async function wasmBench(set) {
   const registry = new core.Registry();
   const driver = new core.Driver(registry, 'bench-validate');
   try {
-    JSON.parse(driver.open(JSON.stringify({ options: {} })));
+    JSON.parse(driver.open(JSON.stringify({ options: {} }), ...nowArgs(core)));
     const step = JSON.parse(driver.send(JSON.stringify('validate')));
     const runId = step.run.runId;
     const interrupts = set.map((s, i) => ({
@@ -116,24 +116,25 @@ export async function wasmBench(set) {
     interrupts.push({ id: 'probe', reason: 'bench', responseSchema: { type: 'object', properties: { x: { type: 'string' } }, required: ['x'] } });
     const bytes = encodeEvents([runStarted('bench-validate', runId), runFinished('bench-validate', runId, { type: 'interrupt', interrupts })]);
     const fed = feedBytes(driver, runId, bytes);
-    const ended = JSON.parse(driver.endOfStream(runId));
+    const ended = JSON.parse(driver.endOfStream(runId, ...nowArgs(core)));
     const changes = [...(fed.changes ?? []), ...(ended.changes ?? [])];
     const problems = changes.filter((c) => c.kind === 'problem');
     if (problems.length) throw new Error(`wasm validation bench: ${JSON.stringify(problems)}`);
     // Probe: the real validator refuses {"x": 1}; a stub that accepts everything would answer the interrupt.
-    const probe = JSON.parse(driver.resolveInterrupt('probe', JSON.stringify({ x: 1 })));
-    const refusesNot = Boolean(JSON.parse(driver.resolveInterrupt('boundary', '{}')).error);
+    const probe = JSON.parse(driver.resolveInterrupt('probe', JSON.stringify({ x: 1 }), ...nowArgs(core)));
+    const refusesNot = Boolean(JSON.parse(driver.resolveInterrupt('boundary', '{}', ...nowArgs(core))).error);
     const realValidator = Boolean(probe.error) && refusesNot;
     if (!realValidator) return { realValidator, skipped: 'this module\'s validator accepts invalid payloads (the stub build)' };
     const cases = flatten(set).map((c) => ({ ...c, id: `v${set.indexOf(c.entry)}` }));
     // Every call must be refused (nothing changes); check once.
     for (const c of cases) {
-      const r = JSON.parse(driver.resolveInterrupt(c.id, c.text));
+      const r = JSON.parse(driver.resolveInterrupt(c.id, c.text, ...nowArgs(core)));
       if (!r.error) throw new Error(`wasm validation bench: ${c.entry.name} answered the interrupt`);
     }
     let sink = 0;
-    const one = (c) => (sink += driver.resolveInterrupt(c.id, c.text).length);
-    const boundary = (c) => (sink += driver.resolveInterrupt('boundary', c.text).length);
+    const now = nowArgs(core);
+    const one = (c) => (sink += driver.resolveInterrupt(c.id, c.text, ...now).length);
+    const boundary = (c) => (sink += driver.resolveInterrupt('boundary', c.text, ...now).length);
     // Interleaved samples of the two, so the difference is taken under the same conditions.
     const pairs = [];
     for (let i = 0; i < 7; i += 1) pairs.push([rate(cases, one, { samples: 1 }), rate(cases, boundary, { samples: 1 })]);

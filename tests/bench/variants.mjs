@@ -13,7 +13,7 @@ import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { makeStream } from './generate.mjs';
-import { coreHeaders, coreSources, median, scriptedRun } from './common.mjs';
+import { coreHeaders, coreSources, median, nowArgs, scriptedRun } from './common.mjs';
 import { analyse } from './wasm-size.mjs';
 import { feedBytes, heapText } from '../../js-shim/src/core.js';
 
@@ -121,7 +121,7 @@ export function coreStream(core, stream) {
   const driver = new core.Driver(registry, 'bench-thread');
   let changes = 0;
   const t0 = performance.now();
-  JSON.parse(driver.open(JSON.stringify({ options: {} })));
+  JSON.parse(driver.open(JSON.stringify({ options: {} }), ...nowArgs(core)));
   const step = JSON.parse(driver.send(JSON.stringify('Summarise the permits.')));
   changes += step.changes?.length ?? 0;
   const runId = step.run.runId;
@@ -129,7 +129,7 @@ export function coreStream(core, stream) {
   for (const bytes of [head, ...stream.chunks, tail]) {
     changes += feedBytes(driver, runId, bytes).changes?.length ?? 0;
   }
-  const done = JSON.parse(driver.endOfStream(runId));
+  const done = JSON.parse(driver.endOfStream(runId, ...nowArgs(core)));
   changes += done.changes?.length ?? 0;
   const ms = performance.now() - t0;
   driver.delete();
@@ -141,12 +141,12 @@ export function coreStream(core, stream) {
 // A tool round as runtime.js drives it; returns µs from endOfStream (RUN_FINISHED seen) to the follow-up request body taken.
 export function coreRound(core, registry, n) {
   const driver = new core.Driver(registry, 'bench-thread');
-  JSON.parse(driver.open(JSON.stringify({ options: { repeatLimit: 0 } })));
+  JSON.parse(driver.open(JSON.stringify({ options: { repeatLimit: 0 } }), ...nowArgs(core)));
   let step = JSON.parse(driver.send(JSON.stringify('go')));
   const runId = step.run.runId;
   feedBytes(driver, runId, scriptedRun('bench-thread', runId, { calls: 1, args: () => ({ i: n }) }));
   const t0 = performance.now();
-  step = JSON.parse(driver.endOfStream(runId));
+  step = JSON.parse(driver.endOfStream(runId, ...nowArgs(core)));
   step = JSON.parse(driver.submitResult(step.execute[0].toolCallId, JSON.stringify('ok')));
   const request = step.run ? heapText(driver.runInput()) : '';
   const us = (performance.now() - t0) * 1000;

@@ -19,17 +19,9 @@
 namespace agui {
 namespace {
 
+using test::error_of;
 using test::Harness;
-
-json tool_messages(const RoundDriver& d) {
-  json out = json::array();
-  for (std::size_t i = 0; i < d.thread().size(); ++i) {
-    if (d.thread().at(i).value("role", "") == "tool") out.push_back(d.thread().at(i));
-  }
-  return out;
-}
-
-std::string error_of(const json& tool_message) { return tool_message.value("error", ""); }
+using test::tool_messages;
 
 json problems(const json& changes, const std::string& code) {
   json out = json::array();

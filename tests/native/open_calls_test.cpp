@@ -9,26 +9,10 @@
 namespace agui {
 namespace {
 
+using test::error_of;
+using test::every_call_answered_once;
 using test::Harness;
-
-// Every tool call in `input.messages` is answered by a tool message after it,
-// except those named in `open`.
-::testing::AssertionResult every_call_answered_after_it(const json& input,
-                                                        const std::vector<std::string>& open = {}) {
-  const json& msgs = input["messages"];
-  for (std::size_t i = 0; i < msgs.size(); ++i) {
-    if (!msgs[i].contains("toolCalls")) continue;
-    for (const auto& c : msgs[i]["toolCalls"]) {
-      const std::string id = c["id"];
-      if (std::find(open.begin(), open.end(), id) != open.end()) continue;
-      bool answered = false;
-      for (std::size_t j = i + 1; j < msgs.size() && !answered; ++j)
-        answered = msgs[j].value("role", "") == "tool" && msgs[j].value("toolCallId", "") == id;
-      if (!answered) return ::testing::AssertionFailure() << "call '" << id << "' goes out open";
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
+using test::tool_messages;
 
 std::size_t index_of(const json& msgs, const std::string& key, const std::string& value) {
   for (std::size_t i = 0; i < msgs.size(); ++i) {
@@ -64,7 +48,7 @@ TEST(OpenCalls, ACallNoOneAnsweredGetsAnErrorResultRightAfterItsMessageBeforeThe
   h.last_step = h.driver.send("and now?");
   ASSERT_TRUE(h.last_step.contains("run"));
   const json input = h.run();
-  EXPECT_TRUE(every_call_answered_after_it(input));
+  EXPECT_TRUE(every_call_answered_once(input["messages"]));
   const json& msgs = input["messages"];
   const std::size_t result = index_of(msgs, "toolCallId", "s1");
   ASSERT_LT(result, msgs.size());
@@ -93,7 +77,7 @@ TEST(OpenCalls, AServerCallLeftOpenBesideAClientCallIsClosedBeforeTheFollowUp) {
   ASSERT_EQ(step["execute"].size(), 1u);
   h.last_step = h.driver.submit_result("c1", "here");
   ASSERT_TRUE(h.last_step.contains("run"));
-  EXPECT_TRUE(every_call_answered_after_it(h.run()));
+  EXPECT_TRUE(every_call_answered_once(h.run()["messages"]));
 }
 
 TEST(OpenCalls, AClientCallThePendingListLeftToTheServerIsClosedIfTheServerNeverAnswers) {
@@ -106,7 +90,7 @@ TEST(OpenCalls, AClientCallThePendingListLeftToTheServerIsClosedIfTheServerNever
   ASSERT_EQ(step["execute"].size(), 1u);
   h.last_step = h.driver.submit_result("c3", "here");
   ASSERT_TRUE(h.last_step.contains("run"));
-  EXPECT_TRUE(every_call_answered_after_it(h.run()));
+  EXPECT_TRUE(every_call_answered_once(h.run()["messages"]));
 }
 
 TEST(OpenCalls, CallsAnInterruptDeferredStayOpenInItsResumeAndAreClosedAfter) {
@@ -121,7 +105,7 @@ TEST(OpenCalls, CallsAnInterruptDeferredStayOpenInItsResumeAndAreClosedAfter) {
   h.last_step = h.driver.resolve_interrupt("int-1", {{"ok", true}});
   ASSERT_TRUE(h.last_step.contains("run"));
   // The resume carries the calls the interrupt held back, still open.
-  EXPECT_TRUE(every_call_answered_after_it(h.run(), {"s1", "c1"}));
+  EXPECT_TRUE(every_call_answered_once(h.run()["messages"], {"s1", "c1"}));
   EXPECT_EQ(index_of(h.run()["messages"], "role", "tool"), h.run()["messages"].size());
   // The resumed run answers s1 itself; c1 then runs.
   json step = h.play({{{"type", "TOOL_CALL_RESULT"},
@@ -132,7 +116,7 @@ TEST(OpenCalls, CallsAnInterruptDeferredStayOpenInItsResumeAndAreClosedAfter) {
   EXPECT_EQ(step["execute"][0]["toolCallId"], "c1");
   h.last_step = h.driver.submit_result("c1", "here");
   const json input = h.run();
-  EXPECT_TRUE(every_call_answered_after_it(input));
+  EXPECT_TRUE(every_call_answered_once(input["messages"]));
   EXPECT_EQ(input["messages"][index_of(input["messages"], "toolCallId", "s1")]["content"],
             "42 rows");
 }
@@ -145,7 +129,7 @@ TEST(OpenCalls, ANewMessageWhileAServerCallIsOpenClosesIt) {
                                   test::tool_start("s1", "execute_query", "a1")}));
   h.last_step = h.driver.send("never mind");
   ASSERT_TRUE(h.last_step.contains("run"));
-  EXPECT_TRUE(every_call_answered_after_it(h.run()));
+  EXPECT_TRUE(every_call_answered_once(h.run()["messages"]));
 }
 
 TEST(OpenCalls, AnImportedExportWithAnOpenCallClosesIt) {
@@ -177,7 +161,7 @@ TEST(OpenCalls, AToolMessageSentForAnExistingCallGoesRightAfterItsAssistantMessa
   EXPECT_EQ(index_of(msgs, "id", "tm"), index_of(msgs, "id", "a1") + 1);
   EXPECT_EQ(msgs.back()["content"], "so?");
   EXPECT_EQ(msgs[index_of(msgs, "id", "tm")]["content"], "42") << "the host's answer is kept";
-  EXPECT_TRUE(every_call_answered_after_it(input));
+  EXPECT_TRUE(every_call_answered_once(input["messages"]));
 }
 
 }  // namespace

@@ -9,29 +9,13 @@
 namespace agui {
 namespace {
 
+using test::error_of;
+using test::every_call_answered_once;
 using test::Harness;
-
-json tool_messages(const RoundDriver& d) {
-  json out = json::array();
-  for (std::size_t i = 0; i < d.thread().size(); ++i) {
-    if (d.thread().at(i)["role"] == "tool") out.push_back(d.thread().at(i));
-  }
-  return out;
-}
+using test::tool_messages;
 
 json content_of(const json& tool_message) {
   return json::parse(tool_message["content"].get<std::string>());
-}
-
-bool every_call_answered(const RoundDriver& d) {
-  for (std::size_t i = 0; i < d.thread().size(); ++i) {
-    const json& m = d.thread().at(i);
-    if (!m.contains("toolCalls")) continue;
-    for (const auto& c : m["toolCalls"]) {
-      if (d.thread().find_result(c["id"].get<std::string>()) == nullptr) return false;
-    }
-  }
-  return true;
 }
 
 TEST(RoundDriver, SendBuildsTheRunAgentInput) {
@@ -256,7 +240,7 @@ TEST(RoundDriver, RoundCapClosesDanglingCalls) {
     h.last_step = h.driver.submit_result(id, "ok");
   }
   EXPECT_EQ(executed, 5);
-  EXPECT_TRUE(every_call_answered(h.driver));
+  EXPECT_TRUE(every_call_answered_once(h.driver.thread().messages()));
   json last = tool_messages(h.driver).back();
   EXPECT_EQ(last["toolCallId"], "c5");
   EXPECT_NE(last["error"].get<std::string>().find("round limit"), std::string::npos);
@@ -433,7 +417,8 @@ TEST(RoundDriver, RunErrorStopsTheTurnAndKeepsTheThread) {
   EXPECT_FALSE(step.contains("run"));
   EXPECT_FALSE(step.contains("execute"));
   EXPECT_EQ(h.driver.thread().find_message("m1")->at("content"), "partial");
-  EXPECT_TRUE(every_call_answered(h.driver));  // the call the failed run left is closed
+  EXPECT_TRUE(every_call_answered_once(
+      h.driver.thread().messages()));  // the call the failed run left is closed
 }
 
 TEST(RoundDriver, StreamEndingBeforeRunFinishedIsARunError) {
@@ -486,7 +471,7 @@ TEST(RoundDriver, AbortMidStreamClosesCallsAsCancelled) {
       id, test::sse({test::run_started("t1", id), test::tool_start("c1", "get_current_location")}));
   json step = h.driver.abort("");
   EXPECT_EQ(step["done"]["reason"], "aborted");
-  EXPECT_TRUE(every_call_answered(h.driver));
+  EXPECT_TRUE(every_call_answered_once(h.driver.thread().messages()));
   EXPECT_NE(tool_messages(h.driver)[0]["error"].get<std::string>().find("cancelled"),
             std::string::npos);
   EXPECT_EQ(h.driver.feed(id, "data: {}\n\n")["stale"], true);
@@ -529,7 +514,8 @@ TEST(RoundDriver, SendWhileARunIsInFlightSupersedesIt) {
   ASSERT_TRUE(h.last_step.contains("run"));
   EXPECT_NE(h.run_id(), first);
   EXPECT_EQ(h.driver.feed(first, "data: {}\n\n")["stale"], true);
-  EXPECT_TRUE(every_call_answered(h.driver));  // c1 was closed as cancelled
+  EXPECT_TRUE(
+      every_call_answered_once(h.driver.thread().messages()));  // c1 was closed as cancelled
   EXPECT_EQ(h.run()["messages"].back()["content"], "b");
 }
 

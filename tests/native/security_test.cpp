@@ -13,32 +13,10 @@
 namespace agui {
 namespace {
 
+using test::error_of;
+using test::every_call_answered_once;
 using test::Harness;
-
-json tool_messages(const RoundDriver& d) {
-  json out = json::array();
-  for (std::size_t i = 0; i < d.thread().size(); ++i) {
-    if (d.thread().at(i).value("role", "") == "tool") out.push_back(d.thread().at(i));
-  }
-  return out;
-}
-
-std::string error_of(const json& tool_message) { return tool_message.value("error", ""); }
-
-// Every call in the thread has exactly one tool message.
-void expect_every_call_answered_once(const RoundDriver& d) {
-  const json tools = tool_messages(d);
-  for (std::size_t i = 0; i < d.thread().size(); ++i) {
-    const json& m = d.thread().at(i);
-    if (!m.contains("toolCalls") || !m["toolCalls"].is_array()) continue;
-    for (const auto& c : m["toolCalls"]) {
-      if (!c.contains("id") || !c["id"].is_string()) continue;
-      int answers = 0;
-      for (const auto& t : tools) answers += t.value("toolCallId", "") == c["id"] ? 1 : 0;
-      EXPECT_EQ(answers, 1) << "call " << c["id"];
-    }
-  }
-}
+using test::tool_messages;
 
 ToolSpec open_tool(std::string name, json parameters) {
   ToolSpec s;
@@ -204,7 +182,7 @@ TEST(Security, AnApprovalAnswersOneCallOnceAndCannotBeReplayed) {
   step = h.play({test::tool_start("c1", "delete_file", "a1"), test::tool_end("c1")});
   EXPECT_EQ(step["done"]["reason"], "done");
   EXPECT_TRUE(h.driver.status()["pendingApprovals"].empty());
-  expect_every_call_answered_once(h.driver);
+  EXPECT_TRUE(every_call_answered_once(h.driver.thread().messages()));
 }
 
 TEST(Security, AnApprovalCannotBeAnsweredFromAnotherThread) {
@@ -311,7 +289,7 @@ TEST(Security, MalformedCallsFromASnapshotGetAnErrorResultNotAnException) {
       EXPECT_TRUE(step["execute"][0]["args"].is_object());
       h.driver.submit_result("c1", "ok");
     }
-    expect_every_call_answered_once(h.driver);
+    EXPECT_TRUE(every_call_answered_once(h.driver.thread().messages()));
   }
 }
 
@@ -369,7 +347,7 @@ TEST(Security, AbortDuringAnInterruptClosesTheInterruptedRunsCalls) {
                                     "HTTP 502")["done"]["reason"],
                 "run_error");
     }
-    expect_every_call_answered_once(*d);
+    EXPECT_TRUE(every_call_answered_once(d->thread().messages()));
     EXPECT_NE(error_of(tool_messages(*d)[0]).find(how == "resume_fails" ? "HTTP 502" : "cancelled"),
               std::string::npos);
   }
@@ -385,7 +363,7 @@ TEST(Security, AReloadMidStreamClosesTheRunsCallsAndNeverReusesAnId) {
   auto r = RoundDriver::from_export(h.registry, json::parse(h.driver.export_thread().dump()));
   auto& d = *std::get<std::unique_ptr<RoundDriver>>(r);
   EXPECT_EQ(d.status()["phase"], "idle");
-  expect_every_call_answered_once(d);
+  EXPECT_TRUE(every_call_answered_once(d.thread().messages()));
   EXPECT_EQ(error_of(tool_messages(d)[0]),
             "the page was closed while the run was streaming; this call was not run");
   json step = d.send("again");

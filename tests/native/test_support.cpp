@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -17,6 +18,41 @@ std::string sse(const std::vector<json>& events) {
     out += "\n\n";
   }
   return out;
+}
+
+json tool_messages(const RoundDriver& d) {
+  json out = json::array();
+  for (std::size_t i = 0; i < d.thread().size(); ++i) {
+    if (d.thread().at(i).value("role", "") == "tool") out.push_back(d.thread().at(i));
+  }
+  return out;
+}
+
+std::string error_of(const json& tool_message) { return tool_message.value("error", ""); }
+
+::testing::AssertionResult every_call_answered_once(const json& messages,
+                                                    const std::vector<std::string>& open) {
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const json& m = messages[i];
+    if (!m.contains("toolCalls") || !m["toolCalls"].is_array()) continue;
+    for (const auto& c : m["toolCalls"]) {
+      if (!c.contains("id") || !c["id"].is_string()) continue;
+      const std::string id = c["id"];
+      int before = 0, after = 0;
+      for (std::size_t j = 0; j < messages.size(); ++j) {
+        const json& t = messages[j];
+        if (t.value("role", "") != "tool" || t.value("toolCallId", "") != id) continue;
+        (j > i ? after : before) += 1;
+      }
+      const bool may_be_open = std::find(open.begin(), open.end(), id) != open.end();
+      if (before != 0 || after > 1 || (after == 0 && !may_be_open)) {
+        return ::testing::AssertionFailure()
+               << "call '" << id << "' has " << after << " tool message(s) after it and " << before
+               << " before it";
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
 }
 
 std::string read_file(const std::string& path) {
@@ -110,7 +146,7 @@ json Harness::play_raw(const std::vector<json>& events) {
     last_step = fed;
     return fed;
   }
-  last_step = driver.end_of_stream(id);
+  last_step = driver.end_of_stream(id, now);
   return last_step;
 }
 

@@ -2,6 +2,8 @@
 // and a driver harness that plays a scripted agent.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -27,6 +29,15 @@ json tool_start(const std::string& call_id, const std::string& name,
 json tool_args(const std::string& call_id, const std::string& delta);
 json tool_end(const std::string& call_id);
 
+// The thread's tool messages, in order.
+json tool_messages(const RoundDriver& d);
+// A tool message's error ("" when it carries a result).
+std::string error_of(const json& tool_message);
+// Every tool call in `messages` has exactly one tool message, after the
+// message that holds it; those named in `open` may have none.
+::testing::AssertionResult every_call_answered_once(const json& messages,
+                                                    const std::vector<std::string>& open = {});
+
 // A registry with the tools most tests use: get_weather {city: string} (enabled),
 // get_current_location (enabled, no parameters), delete_file {path} (requires
 // approval), read_clipboard (opt-in: disabled by default).
@@ -38,6 +49,7 @@ struct Harness {
   std::shared_ptr<ToolRegistry> registry = sample_registry();
   RoundDriver driver;
   json last_step;
+  double now = 0;  // the clock end_of_stream() is told (ms since the epoch)
 
   explicit Harness(DriverOptions options = {}, std::string thread_id = "t1");
   Harness(std::shared_ptr<ToolRegistry> reg, DriverOptions options, std::string thread_id = "t1");

@@ -14,7 +14,7 @@ function opened() {
   const registry = new core.Registry();
   JSON.parse(registry.add(JSON.stringify({ name: 'noop', description: 'does nothing', parameters: { type: 'object' } })));
   const driver = new core.Driver(registry, 't1');
-  assert.equal(JSON.parse(driver.open(JSON.stringify({ options: {} }))).ok, true);
+  assert.equal(JSON.parse(driver.open(JSON.stringify({ options: {} }), Date.now())).ok, true);
   return { registry, driver, close: () => (driver.delete(), registry.delete()) };
 }
 
@@ -37,7 +37,7 @@ test('a step carries the changes it made, and nothing is left behind for takeCha
   assert.deepEqual(kinds(fed), ['run_started', 'message_added', 'tool_call_added', 'tool_call_args', 'tool_call_ended', 'run_finished']);
   assert.deepEqual(Object.keys(fed), ['changes'], 'a feed step says nothing else');
 
-  const ended = JSON.parse(driver.endOfStream(runId));
+  const ended = JSON.parse(driver.endOfStream(runId, Date.now()));
   assert.equal(ended.execute[0].toolCallId, 'c1');
   assert.deepEqual(kinds(ended), ['tool_call_status']);
   assert.equal(ended.changes[0].status, 'running');

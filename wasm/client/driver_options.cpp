@@ -11,6 +11,7 @@ namespace agui {
 
 using detail::opt_string;
 
+// One branch per option, each with the error that names it: a table, read down.
 std::variant<DriverOptions, Error> DriverOptions::from_json(const json& o) {
   DriverOptions out;
   if (o.is_null()) return out;
@@ -34,6 +35,11 @@ std::variant<DriverOptions, Error> DriverOptions::from_json(const json& o) {
     } else if (key == "defaultTimeoutMs") {
       if (auto e = need_int(1)) return *e;
       out.default_timeout_ms = v.get<std::int64_t>();
+    } else if (key == "approvalTimeoutMs") {
+      if (!v.is_number() || !(v.get<double>() >= 0))
+        return make_error(ErrorCode::kInvalidArgument,
+                          "option 'approvalTimeoutMs' must be a number of milliseconds >= 0");
+      out.approval_timeout_ms = v.get<double>();
     } else if (key == "maxEventBytes") {
       if (auto e = need_int(0)) return *e;
       out.sse.max_event_bytes = v.get<std::size_t>();

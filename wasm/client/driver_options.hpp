@@ -20,6 +20,7 @@ struct DriverOptions {
   int max_rounds = kMaxFrontendToolRounds;  // follow-up runs per turn
   int repeat_limit = 3;                     // the Nth identical call in a row is refused (0 = off)
   std::int64_t default_timeout_ms = 30000;  // per call, unless the tool sets its own
+  double approval_timeout_ms = 0;           // an approval nobody decides is rejected (0 = never)
   json context = json::array();
   json forwarded_props = json::object();
   std::string id_prefix;  // makes generated run and message ids unique per host

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/iso8601.hpp"
 #include "common/json_text.hpp"
 #include "protocol/fields.hpp"
 
@@ -63,6 +64,7 @@ RoundDriver::Call* RoundDriver::find_call(std::string_view id) {
 
 void RoundDriver::clear_round() {
   round_.clear();
+  approval_due_.clear();
   round_index_.clear();
   round_answered_ = 0;
 }
@@ -237,8 +239,9 @@ Step RoundDriver::feed_step(std::string_view run_id, std::string_view bytes) {
   return Step{};
 }
 
-Step RoundDriver::end_of_stream_step(std::string_view run_id) {
+Step RoundDriver::end_of_stream_step(std::string_view run_id, double now) {
   if (!streaming(run_id)) return Step::stale_run();
+  now_ = now;
   if (sse_->finish()) {
     reducer_.report(ProblemCode::kTruncatedEvent,
                     "the stream ended in the middle of an event; that event is lost", false);
@@ -278,23 +281,7 @@ Step RoundDriver::after_run() {
 // The run paused for the user: its interrupts wait for resolve_interrupt(), and
 // the client calls it made (or that an interrupt names) wait for the resume run.
 Step RoundDriver::after_interrupt(const json& interrupts) {
-  for (const auto& i : interrupts) {
-    Interrupt pending{i, nullptr};
-    if (auto it = i.find("responseSchema"); it != i.end() && it->is_object()) {
-      auto compiled = CompiledSchema::compile(*it);
-      if (auto* s = std::get_if<std::shared_ptr<const CompiledSchema>>(&compiled)) {
-        pending.response_schema = *s;
-      } else {
-        const auto& err = std::get<SchemaCompileError>(compiled);
-        reducer_.report(ProblemCode::kInvalidResponseSchema,
-                        "interrupt '" + i["id"].get<std::string>() +
-                            "': responseSchema does not compile (" + err.message + " at " +
-                            err.schema_path + "); any payload is accepted",
-                        false);
-      }
-    }
-    interrupts_.push_back(std::move(pending));
-  }
+  for (const auto& i : interrupts) interrupts_.push_back(make_interrupt(i, true));
   // Client calls the interrupted run made wait for the answers: the resume run
   // dispatches them; a turn that ends another way closes them.
   for (const auto& id : reducer_.calls_started()) {
@@ -308,8 +295,33 @@ Step RoundDriver::after_interrupt(const json& interrupts) {
       deferred_.push_back(*id);
   }
   phase_ = Phase::kAwaiting;
-  changes_.push(ChangeKind::kInterrupts, "interrupts", interrupts);
+  // One that arrived past its expiresAt is cancelled before the page sees it.
+  const bool any = !interrupts_.empty();
+  cancel_expired_interrupts();
+  if (any && interrupts_.empty()) return start_run();
+  json live = json::array();
+  for (const auto& i : interrupts_) live.push_back(i.interrupt);
+  if (!live.empty()) changes_.push(ChangeKind::kInterrupts, "interrupts", live);
   return Step{};
+}
+
+RoundDriver::Interrupt RoundDriver::make_interrupt(const json& i, bool report) {
+  Interrupt pending{i, nullptr, std::nullopt};
+  if (const auto* at = opt_string(i, "expiresAt")) pending.expires_at = parse_iso8601_ms(*at);
+  auto schema = i.find("responseSchema");
+  if (schema == i.end() || !schema->is_object()) return pending;
+  auto compiled = CompiledSchema::compile(*schema);
+  if (auto* ok = std::get_if<std::shared_ptr<const CompiledSchema>>(&compiled)) {
+    pending.response_schema = *ok;
+  } else if (report) {
+    const auto& err = std::get<SchemaCompileError>(compiled);
+    reducer_.report(ProblemCode::kInvalidResponseSchema,
+                    "interrupt '" + i["id"].get<std::string>() +
+                        "': responseSchema does not compile (" + err.message + " at " +
+                        err.schema_path + "); any payload is accepted",
+                    false);
+  }
+  return pending;
 }
 
 // The calls a successful run leaves to this client: the server's
@@ -380,6 +392,8 @@ Step RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
     if (tool->needs_approval()) {
       cur.status = CallStatus::kPendingApproval;
       record_status(cur, "pending_approval");
+      if (options_.approval_timeout_ms > 0)
+        approval_due_[cur.id] = now_ + options_.approval_timeout_ms;
       changes_.push(ChangeKind::kApprovalRequested, "approval", approval_json(cur));
       continue;
     }
@@ -630,25 +644,34 @@ Step RoundDriver::reject_step(std::string_view thread_id, std::string_view tool_
   Step refusal;
   Call* call = pending_approval(thread_id, tool_call_id, refusal);
   if (call == nullptr) return refusal;
-  const Tool* tool = registry_->find(call->name);
+  reject_call(*call, reason);
+  return maybe_complete_round(Step{});
+}
+
+// The user's (or the deadline's) no to a pending approval: the tool's
+// rejectedResult when it has one (a decision, not a failure), else an error.
+void RoundDriver::reject_call(Call& call, const std::string& reason) {
+  const Tool* tool = registry_->find(call.name);
   if (tool != nullptr && !tool->spec.rejected_result.is_null()) {
     // The rejection is the answer (a decision), not a failure.
     json result = tool->spec.rejected_result;
     if (result.is_object() && !reason.empty()) result["reason"] = reason;
-    answer(*call, result.is_string() ? result.get<std::string>() : dump_json(result), std::nullopt);
+    answer(call, result.is_string() ? result.get<std::string>() : dump_json(result), std::nullopt);
   } else {
     answer_with_error(
-        *call, "the user rejected this call" + (reason.empty() ? std::string() : ": " + reason));
+        call, "the user rejected this call" + (reason.empty() ? std::string() : ": " + reason));
   }
-  return maybe_complete_round(Step{});
 }
 
-Step RoundDriver::resolve_interrupt_step(std::string_view interrupt_id, json payload) {
+Step RoundDriver::resolve_interrupt_step(std::string_view interrupt_id, json payload, double now) {
+  now_ = now;
   auto it = std::find_if(interrupts_.begin(), interrupts_.end(),
                          [&](const Interrupt& i) { return i.interrupt["id"] == interrupt_id; });
   if (it == interrupts_.end())
     return refuse(ErrorCode::kUnknownInterrupt,
                   "no pending interrupt '" + std::string(interrupt_id) + "'");
+  // Past its expiresAt (the host's timer may not have fired yet): cancelled instead.
+  if (expired(*it)) return cancel_interrupt_step(interrupt_id, expiry_reason(*it));
   if (json_deeper_than(payload, options_.max_json_depth)) {
     return refuse(ErrorCode::kLimitExceeded,
                   "the answer to interrupt '" + std::string(interrupt_id) +
@@ -808,7 +831,15 @@ json RoundDriver::status() const {
   return s;
 }
 
-Step RoundDriver::continue_turn_step() {
+Step RoundDriver::continue_turn_step(double now) {
+  now_ = now;
+  if (announce_imported_) {
+    announce_imported_ = false;
+    const bool any = !interrupts_.empty();
+    cancel_expired_interrupts();  // (those that expired since the import)
+    if (resume_imported_ || (any && interrupts_.empty())) return start_run();  // the resume
+    announce_imported();
+  }
   if (phase_ != Phase::kAwaiting || !interrupts_.empty() || round_.empty()) return Step{};
   return maybe_complete_round(Step{});
 }

@@ -38,50 +38,64 @@ class RoundDriver {
   // Restores a thread exported by export_thread(). Calls whose handler had
   // started are closed with an error result (they may have completed); pending
   // approvals come back pending. Call continue_turn() next.
+  // Interrupts past their expiresAt at `now` are cancelled at once: the page
+  // never sees them pending, and continue_turn() resumes with them cancelled.
   static std::variant<std::unique_ptr<RoundDriver>, Error> from_export(
       std::shared_ptr<const ToolRegistry> registry, const json& exported,
-      DriverOptions options = {});
+      DriverOptions options = {}, double now = 0);
 
   // Starts a turn with a user message (a string) or messages (an array of AG-UI
   // messages; ids are added where missing). A turn in progress is superseded:
   // its run is abandoned and its open calls are closed as cancelled. Bad input
   // is refused before anything changes.
-  json send(const json& text_or_messages) { return answer(send_step(text_or_messages)); }
+  json send(const json& text_or_messages) { return as_json(send_step(text_or_messages)); }
   // The bytes of the run `run_id`'s response body, in any chunking.
   json feed(std::string_view run_id, std::string_view bytes) {
-    return answer(feed_step(run_id, bytes));
+    return as_json(feed_step(run_id, bytes));
   }
-  json end_of_stream(std::string_view run_id) { return answer(end_of_stream_step(run_id)); }
+  // `now`: the host's wall clock, in ms since the epoch (JavaScript's
+  // Date.now()). The core reads no clock: the calls that judge or set a
+  // deadline (an interrupt's expiresAt, approvalTimeoutMs) are told the time.
+  // Tests that involve no deadline may leave it at 0.
+  json end_of_stream(std::string_view run_id, double now = 0) {
+    return as_json(end_of_stream_step(run_id, now));
+  }
   // The run could not be read (HTTP error, wrong content type, network).
   json transport_failed(std::string_view run_id, std::string message) {
-    return answer(transport_failed_step(run_id, std::move(message)));
+    return as_json(transport_failed_step(run_id, std::move(message)));
   }
 
   // A handler's result: `content` is the tool message content as the host
   // serialised it (a string as is, anything else as JSON text).
   json submit_result(std::string_view tool_call_id, std::string content) {
-    return answer(submit_result_step(tool_call_id, std::move(content)));
+    return as_json(submit_result_step(tool_call_id, std::move(content)));
   }
   json submit_error(std::string_view tool_call_id, std::string message) {
-    return answer(submit_error_step(tool_call_id, std::move(message)));
+    return as_json(submit_error_step(tool_call_id, std::move(message)));
   }
 
   json approve(std::string_view thread_id, std::string_view tool_call_id) {
-    return answer(approve_step(thread_id, tool_call_id));
+    return as_json(approve_step(thread_id, tool_call_id));
   }
   json reject(std::string_view thread_id, std::string_view tool_call_id, std::string reason) {
-    return answer(reject_step(thread_id, tool_call_id, std::move(reason)));
+    return as_json(reject_step(thread_id, tool_call_id, std::move(reason)));
   }
-  json resolve_interrupt(std::string_view interrupt_id, json payload) {
-    return answer(resolve_interrupt_step(interrupt_id, std::move(payload)));
+  // Past its expiresAt, the interrupt is cancelled instead (a step that says so).
+  json resolve_interrupt(std::string_view interrupt_id, json payload, double now = 0) {
+    return as_json(resolve_interrupt_step(interrupt_id, std::move(payload), now));
   }
   json cancel_interrupt(std::string_view interrupt_id, std::string reason) {
-    return answer(cancel_interrupt_step(interrupt_id, std::move(reason)));
+    return as_json(cancel_interrupt_step(interrupt_id, std::move(reason)));
   }
 
-  json abort(std::string reason) { return answer(abort_step(std::move(reason))); }
+  json abort(std::string reason) { return as_json(abort_step(std::move(reason))); }
   // After from_export(): the step that carries the turn on (may be empty).
-  json continue_turn() { return answer(continue_turn_step()); }
+  // After an import, it first cancels the interrupts that expired meanwhile and
+  // announces what came back pending (approval_requested, interrupts).
+  json continue_turn(double now = 0) { return as_json(continue_turn_step(now)); }
+  // A deadline the last step named is due: approvals past approvalTimeoutMs are
+  // rejected, interrupts past their expiresAt cancelled, each with the reason.
+  json expire(double now) { return as_json(expire_step(now)); }
 
   // The RunAgentInput of the run last started, as JSON text: the request body.
   const std::string& run_input() const { return run_input_; }
@@ -106,19 +120,21 @@ class RoundDriver {
 
  private:
   // The public calls above, each answering with its Step, written as JSON once.
-  static json answer(Step step) { return std::move(step).to_json(); }
+  // Also says when the next deadline is due, when that changed (step.hpp).
+  json as_json(Step step);
   Step send_step(const json& text_or_messages);
   Step feed_step(std::string_view run_id, std::string_view bytes);
-  Step end_of_stream_step(std::string_view run_id);
+  Step end_of_stream_step(std::string_view run_id, double now);
   Step transport_failed_step(std::string_view run_id, std::string message);
   Step submit_result_step(std::string_view tool_call_id, std::string content);
   Step submit_error_step(std::string_view tool_call_id, std::string message);
   Step approve_step(std::string_view thread_id, std::string_view tool_call_id);
   Step reject_step(std::string_view thread_id, std::string_view tool_call_id, std::string reason);
-  Step resolve_interrupt_step(std::string_view interrupt_id, json payload);
+  Step resolve_interrupt_step(std::string_view interrupt_id, json payload, double now);
   Step cancel_interrupt_step(std::string_view interrupt_id, std::string reason);
   Step abort_step(std::string reason);
-  Step continue_turn_step();
+  Step continue_turn_step(double now);
+  Step expire_step(double now);
 
   enum class Phase { kIdle, kRunning, kAwaiting };
   enum class CallStatus { kPendingApproval, kRunning, kAnswered };
@@ -133,7 +149,18 @@ class RoundDriver {
   struct Interrupt {
     json interrupt;
     std::shared_ptr<const CompiledSchema> response_schema;
+    std::optional<double> expires_at;  // expiresAt, in ms since the epoch
   };
+  // An interrupt as the run or an import brought it: its responseSchema compiled
+  // (a bad one reported when `report` says so) and its expiresAt read.
+  Interrupt make_interrupt(const json& interrupt, bool report);
+  // Deadlines (deadlines.cpp).
+  std::optional<double> next_deadline() const;
+  std::string expiry_reason(const Interrupt& i) const;  // "" while it is live
+  bool expired(const Interrupt& i) const { return i.expires_at && *i.expires_at <= now_; }
+  void cancel_expired_interrupts();
+  void announce_imported();
+  void reject_call(Call& call, const std::string& reason);
 
   Step start_run(Step step = {});
   void write_run_input();
@@ -199,6 +226,11 @@ class RoundDriver {
   std::shared_ptr<const ToolRegistry> registry_;
   DriverOptions options_;
   Thread thread_;
+  double now_ = 0;  // the host's clock at its last call that gave it
+  std::unordered_map<std::string, double> approval_due_;  // toolCallId -> deadline
+  std::optional<double> reported_deadline_;               // what the host was last told
+  bool announce_imported_ = false;                        // from_export: continue_turn() announces
+  bool resume_imported_ = false;  // from_export cancelled every interrupt: continue_turn() resumes
   ChangeLog changes_;
   EventReducer reducer_;
   std::unique_ptr<SseParser> sse_;

@@ -25,6 +25,7 @@ json Step::to_json() && {
     if (!done->code.empty()) d["code"] = done->code;
   }
   if (stale) out["stale"] = true;
+  if (deadline_changed) out["deadline"] = deadline ? json(*deadline) : json(nullptr);
   if (error) {
     out["error"] = json{{"code", std::string(to_string(error->code))}, {"message", error->message}};
   }

@@ -9,6 +9,8 @@
 //                                      the turn is over; reason is one of kDoneReasons
 //   {"stale": true}                    bytes or an end for a run no longer current: ignored
 //   {"error": {"code", "message"}}     the call was refused; nothing changed
+//   {"deadline": ms | null}            when the next deadline is due (ms since the
+//                                      epoch), or none is left: call expire() then
 //
 // A step may carry several of these ("execute" and "run" never together); an
 // empty step ({}) means: wait (for handlers, approvals or interrupts).
@@ -46,6 +48,8 @@ struct Step {
   std::optional<Done> done;
   std::optional<Error> error;
   bool stale = false;
+  bool deadline_changed = false;  // written only when it changed
+  std::optional<double> deadline;
 
   static Step refused(ErrorCode code, std::string message) {
     Step s;

@@ -15,6 +15,7 @@ namespace agui {
 using detail::call_name;
 using detail::opt_string;
 
+// One part of the export after another; the format's fields are listed at the end.
 json RoundDriver::export_thread() const {
   json calls = json::array();
   for (const auto& c : round_) {
@@ -135,7 +136,8 @@ std::optional<Error> check_export(const json& e, const DriverOptions& options) {
 }  // namespace
 
 std::variant<std::unique_ptr<RoundDriver>, Error> RoundDriver::from_export(
-    std::shared_ptr<const ToolRegistry> registry, const json& e, DriverOptions options) {
+    std::shared_ptr<const ToolRegistry> registry, const json& e, DriverOptions options,
+    double now) {
   if (auto bad = check_export(e, options)) return *bad;
   auto driver = std::make_unique<RoundDriver>(std::move(registry), *opt_string(e, "threadId"),
                                               std::move(options));
@@ -147,7 +149,13 @@ std::variant<std::unique_ptr<RoundDriver>, Error> RoundDriver::from_export(
   // open) is closed now, as before a request: the imported thread is one a
   // provider accepts.
   driver->close_calls_left_open(driver->calls_held_open());
-  if (!driver->round_.empty() || !driver->interrupts_.empty()) driver->phase_ = Phase::kAwaiting;
+  driver->now_ = now;
+  const bool any = !driver->interrupts_.empty();
+  driver->cancel_expired_interrupts();
+  driver->resume_imported_ = any && driver->interrupts_.empty();
+  if (!driver->round_.empty() || !driver->interrupts_.empty() || driver->resume_imported_)
+    driver->phase_ = Phase::kAwaiting;
+  driver->announce_imported_ = true;
   return driver;
 }
 
@@ -179,19 +187,12 @@ void RoundDriver::restore_thread(const json& e) {
     id_counter_ = n->get<std::uint64_t>();
 }
 
-// Pending interrupts, with their response schemas compiled again.
+// Pending interrupts, with their response schemas compiled again (a bad one was
+// reported when it first arrived).
 void RoundDriver::restore_interrupts(const json& e) {
   auto list = e.find("interrupts");
   if (list == e.end() || !list->is_array()) return;
-  for (const auto& i : *list) {
-    Interrupt pending{i, nullptr};
-    if (auto s = i.find("responseSchema"); s != i.end() && s->is_object()) {
-      auto compiled = CompiledSchema::compile(*s);
-      if (auto* ok = std::get_if<std::shared_ptr<const CompiledSchema>>(&compiled))
-        pending.response_schema = *ok;
-    }
-    interrupts_.push_back(std::move(pending));
-  }
+  for (const auto& i : *list) interrupts_.push_back(make_interrupt(i, false));
 }
 
 // The round's calls: answered ones keep their answer, pending approvals stay

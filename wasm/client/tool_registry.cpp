@@ -172,6 +172,8 @@ std::optional<std::string> timeout_problem(const json& value, std::int64_t& out)
 
 }  // namespace
 
+// One branch per field of a ToolDefinition (index.d.ts), each with the error
+// that names it: a table, read down.
 std::variant<ToolSpec, Error> ToolSpec::from_json(const json& definition) {
   if (!definition.is_object()) {
     return invalid(std::string("tool definition: expected an object, got ") +
@@ -246,16 +248,11 @@ std::variant<ToolSpec, Error> ToolSpec::from_json(const json& definition) {
   return spec;
 }
 
-ToolRegistry::ToolRegistry(RegistryOptions options) : options_(std::move(options)) {}
+namespace {
 
-Status ToolRegistry::add(ToolSpec spec) {
-  if (auto problem = name_problem(spec.name)) return invalid("tool definition: " + *problem);
-  const std::string prefix = "tool '" + spec.name + "': ";
-  if (index_.find(spec.name) != index_.end()) {
-    return make_error(ErrorCode::kDuplicateTool,
-                      prefix + "a tool with this name is already registered");
-  }
-
+// What the model reads of a tool: a description it can use, valid UTF-8, and a
+// positive timeout.
+Status check_texts(const ToolSpec& spec, const std::string& prefix) {
   if (spec.description.empty()) {
     return invalid(prefix +
                    "description is empty; the model reads it to decide when to call the tool");
@@ -280,7 +277,12 @@ Status ToolRegistry::add(ToolSpec spec) {
                    std::to_string(*spec.timeout_ms));
   }
 
-  const json& params = spec.parameters.is_null() ? empty_object_schema() : spec.parameters;
+  return kOk;
+}
+
+// A tool's parameters: a JSON Schema object for a JSON object, text a request
+// body can carry.
+Status check_parameters(const json& params, const std::string& prefix) {
   if (!params.is_object()) {
     return invalid(prefix +
                    "parameters must be a JSON Schema object with \"type\": \"object\" (or "
@@ -304,6 +306,23 @@ Status ToolRegistry::add(ToolSpec spec) {
   } catch (const json::exception&) {
     return invalid(prefix + "parameters contain a string that is not valid UTF-8");
   }
+  return kOk;
+}
+
+}  // namespace
+
+ToolRegistry::ToolRegistry(RegistryOptions options) : options_(std::move(options)) {}
+
+Status ToolRegistry::add(ToolSpec spec) {
+  if (auto problem = name_problem(spec.name)) return invalid("tool definition: " + *problem);
+  const std::string prefix = "tool '" + spec.name + "': ";
+  if (index_.find(spec.name) != index_.end()) {
+    return make_error(ErrorCode::kDuplicateTool,
+                      prefix + "a tool with this name is already registered");
+  }
+  if (auto bad = check_texts(spec, prefix)) return bad;
+  const json& params = spec.parameters.is_null() ? empty_object_schema() : spec.parameters;
+  if (auto bad = check_parameters(params, prefix)) return bad;
 
   std::shared_ptr<const CompiledSchema> schema;
   try {

@@ -164,6 +164,8 @@ const Compiler::Resource* Compiler::find_resource(std::string_view uri) {
   return it == resources_.end() ? nullptr : &it->second;
 }
 
+// Long on purpose: a $ref's resolution in order (the URI, its document, then an
+// anchor or a JSON Pointer walked token by token), each failure naming its part.
 Compiler::Target Compiler::resolve(const PendingRef& ref) {
   const std::string resolved = resolve_uri(ref.base, ref.text);
   const auto [document, fragment] = split_fragment(resolved);

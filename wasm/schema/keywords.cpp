@@ -99,6 +99,8 @@ Node* Compiler::compile(const json& schema, const std::string& parent_base,
   return node;
 }
 
+// Long on purpose: one short block per keyword family, in the order the
+// specification lists them, so the keywords a schema may hold read as one table.
 void Compiler::compile_keywords(Node& node, const json& schema, const std::string& base,
                                 const std::string& location, std::size_t depth,
                                 const Document& doc) {
@@ -322,6 +324,9 @@ void Compiler::compile_arrays(Node& node, const json& schema, const std::string&
   }
 }
 
+// Long on purpose: the object keywords one after another (properties,
+// patternProperties, additionalProperties, required, dependencies, ...), as
+// compile_keywords does for the rest.
 void Compiler::compile_objects(Node& node, const json& schema, const std::string& base,
                                const std::string& location, std::size_t depth,
                                const Document& doc) {

@@ -42,6 +42,8 @@ bool is_word(unsigned char c) {
 
 std::size_t regex_program_size(const RegexProgram& program) { return program.code.size(); }
 
+// Long on purpose: the Pike VM's loop keeps its thread lists and step count in
+// locals; split into calls, the innermost loop of every pattern check pays for them.
 bool regex_program_search(const RegexProgram& program, std::string_view s,
                           std::size_t* steps_left) {
   using Op = RegexProgram::Op;

@@ -111,6 +111,8 @@ bool ascii_identifier(const std::string& name) {
 // ECMA-262 syntax std::regex lacks or reads differently, reported by name
 // rather than as the library's generic parse error (or its undefined
 // behaviour); and whether the pattern has back-references.
+// Long on purpose: one pass over the pattern, a case per construct, so every
+// refusal is next to the syntax it refuses.
 Scan scan(const std::string& pattern) {
   Scan out;
   const std::size_t groups = capture_groups(pattern);

@@ -153,6 +153,8 @@ class Evaluator {
   std::size_t regex_steps_left_ = kRegexStepsPerValidation;
 };
 
+// The validator's hot path: the checks that apply to every value, inline, then
+// one call per family of keywords that applies to this value's type.
 bool Evaluator::eval(const Node& node, const json& value, const Path* path, std::size_t depth) {
   if (node.kind == Node::Kind::kTrue) return true;
   if (node.kind == Node::Kind::kFalse) {
@@ -346,6 +348,8 @@ bool Evaluator::check_string(const Node& node, const json& value, const Path* pa
   return ok;
 }
 
+// Long on purpose: the array keywords one after another (counts, uniqueness,
+// then prefixItems / items and contains, which share one pass over the items).
 bool Evaluator::check_array(const Node& node, const json& value, const Path* path,
                             std::size_t depth) {
   const ArrayRules& r = *node.array;
@@ -468,6 +472,9 @@ bool Evaluator::check_property_name(const Node& names, const std::string& key, c
   return false;
 }
 
+// Long on purpose: the object keywords one after another (counts, required,
+// then properties, patternProperties and additionalProperties, which share one
+// pass over the members).
 bool Evaluator::check_object(const Node& node, const json& value, const Path* path,
                              std::size_t depth) {
   const ObjectRules& r = *node.object;
