@@ -16,7 +16,12 @@ export const DEFAULT_OUTDIR = join(here, 'dist');
  * @param {{outdir?: string, minify?: boolean, sourcemap?: boolean, logLevel?: string}} options
  * @returns {Promise<{outdir: string}>}
  */
-export async function buildPage({ outdir = DEFAULT_OUTDIR, minify = true, sourcemap = true, logLevel = 'warning' } = {}) {
+export async function buildPage({
+  outdir = DEFAULT_OUTDIR,
+  minify = true,
+  sourcemap = true,
+  logLevel = 'warning',
+} = {}) {
   outdir = resolve(outdir);
   await rm(outdir, { recursive: true, force: true });
   await mkdir(outdir, { recursive: true });

@@ -36,7 +36,10 @@ export function createActivityCard(message) {
   const title = titleOf(message);
   const el = h(
     'section',
-    { class: 'activity-card', dataset: { messageId: message.id, activityType: message.activityType, state: 'loading' } },
+    {
+      class: 'activity-card',
+      dataset: { messageId: message.id, activityType: message.activityType, state: 'loading' },
+    },
     h(
       'header',
       { class: 'activity-head' },

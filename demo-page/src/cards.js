@@ -5,7 +5,12 @@ import { buildSchemaForm } from './schema-form.js';
 
 function argRows(args) {
   const rows = Object.entries(args ?? {}).map(([k, v]) =>
-    h('div', { class: 'kv' }, h('dt', { text: prettify(k) }), h('dd', { text: typeof v === 'string' ? v : JSON.stringify(v) })),
+    h(
+      'div',
+      { class: 'kv' },
+      h('dt', { text: prettify(k) }),
+      h('dd', { text: typeof v === 'string' ? v : JSON.stringify(v) }),
+    ),
   );
   return rows.length ? h('dl', { class: 'kv-list' }, rows) : null;
 }
@@ -17,7 +22,9 @@ function argRows(args) {
 export function createApprovalCard(approval, { approve, reject }) {
   const isGate = approval.name === 'request_user_approval';
   const args = { ...(approval.args ?? {}) };
-  const prompt = isGate ? String(args.action ?? 'The agent asks for your approval') : (approval.confirm ?? `Allow “${approval.summary}”?`);
+  const prompt = isGate
+    ? String(args.action ?? 'The agent asks for your approval')
+    : (approval.confirm ?? `Allow “${approval.summary}”?`);
   if (isGate) delete args.action;
   const reason = h('input', {
     type: 'text',
@@ -122,13 +129,26 @@ export function createInterruptCard(interrupt, { resolve, cancel }) {
       }),
     ),
   );
-  const meta = [interrupt.reason && `reason: ${interrupt.reason}`, interrupt.expiresAt && `expires ${interrupt.expiresAt}`]
+  const meta = [
+    interrupt.reason && `reason: ${interrupt.reason}`,
+    interrupt.expiresAt && `expires ${interrupt.expiresAt}`,
+  ]
     .filter(Boolean)
     .join(' · ');
   const el = h(
     'section',
-    { class: 'interrupt-card', dataset: { interruptId: interrupt.id, state: 'pending' }, role: 'group', 'aria-label': 'The agent is waiting for you' },
-    h('p', { class: 'card-kicker' }, 'The agent paused and needs an answer', meta ? h('span', { class: 'muted', text: ` · ${meta}` }) : null),
+    {
+      class: 'interrupt-card',
+      dataset: { interruptId: interrupt.id, state: 'pending' },
+      role: 'group',
+      'aria-label': 'The agent is waiting for you',
+    },
+    h(
+      'p',
+      { class: 'card-kicker' },
+      'The agent paused and needs an answer',
+      meta ? h('span', { class: 'muted', text: ` · ${meta}` }) : null,
+    ),
     h('p', { class: 'interrupt-message', text: interrupt.message ?? truncate(interrupt.id, 80) }),
     formEl,
     status,
@@ -151,7 +171,9 @@ export function createInterruptCard(interrupt, { resolve, cancel }) {
             ? ''
             : JSON.stringify(sent);
       status.textContent =
-        state === 'resolved' ? `You answered${shown ? ` (${shown})` : ''}; the agent continues.` : 'Cancelled; the agent was told.';
+        state === 'resolved'
+          ? `You answered${shown ? ` (${shown})` : ''}; the agent continues.`
+          : 'Cancelled; the agent was told.';
       return status.textContent;
     },
   };

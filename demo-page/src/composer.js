@@ -4,10 +4,18 @@ import { append, h } from './dom.js';
 
 export const SUGGESTIONS = [
   { text: 'help', label: 'Help', hint: 'The demo agent lists its phrases' },
-  { text: 'How many permits by type?', label: 'Permits by type', hint: 'Server tools: schema, SQL, then an ECharts bar chart' },
+  {
+    text: 'How many permits by type?',
+    label: 'Permits by type',
+    hint: 'Server tools: schema, SQL, then an ECharts bar chart',
+  },
   { text: 'Permits per month', label: 'Per month', hint: 'A line chart' },
   { text: 'Show permits on a map', label: 'Map of permits', hint: 'A Leaflet map, drawn offline' },
-  { text: 'Where am I?', label: 'Where am I?', hint: 'Client tool get_current_location (the browser asks for permission)' },
+  {
+    text: 'Where am I?',
+    label: 'Where am I?',
+    hint: 'Client tool get_current_location (the browser asks for permission)',
+  },
   {
     text: "Copy 'Hello from agui-client-tools' to clipboard",
     label: 'Copy to clipboard',
@@ -87,13 +95,18 @@ export function createComposer({ form, input, stop, status, chips, onSend, onSto
       if (s.phase === 'idle') text = 'Ready';
       else if (s.phase === 'awaiting') {
         const what = [
-          s.pendingApprovals.length ? `${s.pendingApprovals.length} approval${s.pendingApprovals.length > 1 ? 's' : ''}` : '',
-          s.pendingInterrupts.length ? `${s.pendingInterrupts.length} question${s.pendingInterrupts.length > 1 ? 's' : ''}` : '',
+          s.pendingApprovals.length
+            ? `${s.pendingApprovals.length} approval${s.pendingApprovals.length > 1 ? 's' : ''}`
+            : '',
+          s.pendingInterrupts.length
+            ? `${s.pendingInterrupts.length} question${s.pendingInterrupts.length > 1 ? 's' : ''}`
+            : '',
         ]
           .filter(Boolean)
           .join(' and ');
         text = `Waiting for you: ${what || 'a decision'} above`;
-      } else if (s.running.length) text = `Running ${s.running.length} tool${s.running.length > 1 ? 's' : ''} in your browser…`;
+      } else if (s.running.length)
+        text = `Running ${s.running.length} tool${s.running.length > 1 ? 's' : ''} in your browser…`;
       else text = 'The agent is working…';
       const round = s.phase === 'idle' ? '' : s.round > 0 ? `Follow-up round ${s.round} of ${maxRounds}` : 'First run';
       status.replaceChildren();

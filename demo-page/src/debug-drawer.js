@@ -46,7 +46,11 @@ function summarize(change) {
 }
 
 export function createDebugDrawer(host) {
-  const requestMeta = h('p', { class: 'debug-meta', id: 'debug-request-meta', text: 'No request sent yet in this thread.' });
+  const requestMeta = h('p', {
+    class: 'debug-meta',
+    id: 'debug-request-meta',
+    text: 'No request sent yet in this thread.',
+  });
   const requestPre = h('pre', { class: 'json debug-pre', id: 'debug-request' });
   const advertised = h('p', { class: 'debug-meta', id: 'debug-advertised' });
   const statePre = h('pre', { class: 'json debug-pre small', id: 'debug-state' });
@@ -56,7 +60,14 @@ export function createDebugDrawer(host) {
   let shownInput; // the RunAgentInput last rendered (re-rendered only when it changes)
 
   host.replaceChildren(
-    h('section', { class: 'debug-section' }, h('h3', { text: 'Last request (RunAgentInput)' }), requestMeta, advertised, requestPre),
+    h(
+      'section',
+      { class: 'debug-section' },
+      h('h3', { text: 'Last request (RunAgentInput)' }),
+      requestMeta,
+      advertised,
+      requestPre,
+    ),
     h('section', { class: 'debug-section' }, h('h3', { text: 'Agent state' }), statePre),
     h(
       'section',
@@ -66,7 +77,12 @@ export function createDebugDrawer(host) {
         { class: 'debug-log-head' },
         h('h3', { text: 'Event log' }),
         h('label', { class: 'inline' }, raw, ' raw AG-UI events'),
-        h('button', { type: 'button', class: 'btn btn-small', text: 'Clear', onclick: () => (log.replaceChildren(), (entries.length = 0)) }),
+        h('button', {
+          type: 'button',
+          class: 'btn btn-small',
+          text: 'Clear',
+          onclick: () => (log.replaceChildren(), (entries.length = 0)),
+        }),
       ),
       log,
     ),
@@ -89,7 +105,12 @@ export function createDebugDrawer(host) {
         requestPre.textContent = '';
         requestMeta.textContent = 'No request sent yet in this thread (since the page loaded).';
       }
-      advertised.textContent = `Next run advertises: ${runtime.tools.advertise().map((t) => t.name).join(', ') || 'no client tools'}`;
+      advertised.textContent = `Next run advertises: ${
+        runtime.tools
+          .advertise()
+          .map((t) => t.name)
+          .join(', ') || 'no client tools'
+      }`;
       statePre.textContent = JSON.stringify(runtime.state, null, 2);
     },
     log(threadId, change) {

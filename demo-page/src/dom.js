@@ -12,8 +12,7 @@ export function h(tag, props = {}, ...children) {
     if (key === 'class') el.className = value;
     else if (key === 'dataset') {
       for (const [k, v] of Object.entries(value)) if (v !== undefined && v !== null) el.dataset[k] = String(v);
-    }
-    else if (key === 'text') el.textContent = value;
+    } else if (key === 'text') el.textContent = value;
     else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
     else if (key in el && typeof value !== 'string') el[key] = value;
     else el.setAttribute(key, value === true ? '' : String(value));

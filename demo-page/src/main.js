@@ -42,7 +42,12 @@ const active = () => threads.get(activeId);
 
 /** Client tool name → catalog summary (the label of its cards). */
 function labels() {
-  if (!labelCache) labelCache = new Map(anyRuntime().tools.catalog().map((t) => [t.name, t.summary]));
+  if (!labelCache)
+    labelCache = new Map(
+      anyRuntime()
+        .tools.catalog()
+        .map((t) => [t.name, t.summary]),
+    );
   return labelCache;
 }
 
@@ -190,7 +195,12 @@ function renderThreadList() {
         { class: `thread-item${id === activeId ? ' active' : ''}`, dataset: { threadId: id, phase } },
         h(
           'button',
-          { type: 'button', class: 'thread-open', onclick: () => activate(id), 'aria-current': id === activeId ? 'true' : undefined },
+          {
+            type: 'button',
+            class: 'thread-open',
+            onclick: () => activate(id),
+            'aria-current': id === activeId ? 'true' : undefined,
+          },
           h('span', { class: 'thread-title', text: t.title || 'New thread' }),
           h(
             'span',
@@ -244,7 +254,10 @@ const composer = createComposer({
   chips: $('suggestions'),
   onSend: send,
   onStop: () => active()?.runtime.abort('stopped by the user'),
-  isEnabled: (name) => anyRuntime().tools.list().some((t) => t.name === name && t.enabled),
+  isEnabled: (name) =>
+    anyRuntime()
+      .tools.list()
+      .some((t) => t.name === name && t.enabled),
 });
 
 function setupChrome() {
@@ -264,7 +277,10 @@ function setupChrome() {
   const toggleThreads = $('toggle-threads');
   const syncButtons = () => {
     const b = document.body.classList;
-    toggleTools.setAttribute('aria-expanded', String(narrow.matches ? b.contains('tools-open') : !b.contains('tools-hidden')));
+    toggleTools.setAttribute(
+      'aria-expanded',
+      String(narrow.matches ? b.contains('tools-open') : !b.contains('tools-hidden')),
+    );
     toggleThreads.setAttribute('aria-expanded', String(b.contains('threads-open')));
   };
   toggleTools.addEventListener('click', () => {
@@ -284,7 +300,8 @@ function setupChrome() {
   syncButtons();
   panelEl.addEventListener('health', (event) => {
     const info = event.detail;
-    $('agent-info').textContent = `agent: ${info.brain ?? '?'} brain${info.permits ? ` · ${info.permits.toLocaleString('en-US')} permits` : ''}`;
+    $('agent-info').textContent =
+      `agent: ${info.brain ?? '?'} brain${info.permits ? ` · ${info.permits.toLocaleString('en-US')} permits` : ''}`;
   });
   $('new-thread').addEventListener('click', () => {
     newThread();
@@ -296,7 +313,12 @@ function setupChrome() {
 async function boot() {
   setupChrome();
   const wasm = new URL('./agui_core.wasm', import.meta.url);
-  const tools = [browserTools.getCurrentLocation, browserTools.copyToClipboard, browserTools.readClipboard, browserTools.requestUserApproval];
+  const tools = [
+    browserTools.getCurrentLocation,
+    browserTools.copyToClipboard,
+    browserTools.readClipboard,
+    browserTools.requestUserApproval,
+  ];
   const saved = loadThreads();
   const options = { url: '/agent', wasm, maxRounds: MAX_ROUNDS, tools };
   let first;

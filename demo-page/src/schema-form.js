@@ -17,8 +17,14 @@ function fieldFor(key, schema, required, idBase) {
   const id = `${idBase}-${key.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   const type = typeOf(schema);
   const title = typeof schema?.title === 'string' ? schema.title : prettify(key);
-  const help = typeof schema?.description === 'string' ? h('small', { class: 'field-help', text: schema.description }) : null;
-  const label = h('label', { for: id }, title, required ? h('span', { class: 'required', title: 'required', text: ' *' }) : null);
+  const help =
+    typeof schema?.description === 'string' ? h('small', { class: 'field-help', text: schema.description }) : null;
+  const label = h(
+    'label',
+    { for: id },
+    title,
+    required ? h('span', { class: 'required', title: 'required', text: ' *' }) : null,
+  );
   let input;
   let read;
   if (type === 'boolean') {
@@ -32,7 +38,9 @@ function fieldFor(key, schema, required, idBase) {
   if (type === 'enum') {
     input = h('select', { id, name: key, required });
     if (!required) input.append(h('option', { value: '', text: '—' }));
-    schema.enum.forEach((v, i) => input.append(h('option', { value: String(i), text: JSON.stringify(v).replace(/^"|"$/g, '') })));
+    schema.enum.forEach((v, i) =>
+      input.append(h('option', { value: String(i), text: JSON.stringify(v).replace(/^"|"$/g, '') })),
+    );
     if ('default' in schema) {
       const i = schema.enum.findIndex((v) => JSON.stringify(v) === JSON.stringify(schema.default));
       if (i >= 0) input.value = String(i);

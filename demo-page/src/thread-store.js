@@ -20,7 +20,13 @@ export function loadThreads() {
   for (const id of order) {
     const record = read(RECORD_PREFIX + id);
     if (record && record.export && record.export.threadId === id) {
-      records.push({ threadId: id, title: record.title ?? '', updatedAt: record.updatedAt ?? null, export: record.export, notes: Array.isArray(record.notes) ? record.notes : [] });
+      records.push({
+        threadId: id,
+        title: record.title ?? '',
+        updatedAt: record.updatedAt ?? null,
+        export: record.export,
+        notes: Array.isArray(record.notes) ? record.notes : [],
+      });
     }
   }
   return { active: typeof index?.active === 'string' ? index.active : null, records };

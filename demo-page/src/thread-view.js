@@ -28,7 +28,12 @@ export class ThreadView {
     this.maxRounds = maxRounds;
     this.labels = labels;
     this.onChange = onChange;
-    this.el = h('div', { class: 'conversation', role: 'log', 'aria-live': 'polite', dataset: { threadId: runtime.threadId } });
+    this.el = h('div', {
+      class: 'conversation',
+      role: 'log',
+      'aria-live': 'polite',
+      dataset: { threadId: runtime.threadId },
+    });
     this.entries = new Map(); // messageId -> {el, textEl?, toolsEl?, role}
     this.cards = new Map(); // toolCallId -> ToolCard
     this.activities = new Map(); // messageId -> activity card
@@ -92,7 +97,11 @@ export class ThreadView {
     this.lastMessageId = m.id;
     switch (m.role) {
       case 'user': {
-        const el = h('div', { class: 'msg msg-user', dataset: { messageId: m.id } }, h('div', { class: 'bubble', text: textOf(m.content) }));
+        const el = h(
+          'div',
+          { class: 'msg msg-user', dataset: { messageId: m.id } },
+          h('div', { class: 'bubble', text: textOf(m.content) }),
+        );
         this.entries.set(m.id, { el, role: 'user' });
         this.el.append(el);
         return;
@@ -208,7 +217,11 @@ export class ThreadView {
   renderNote(note) {
     const el = h(
       'div',
-      { class: NOTE_CLASS[note.kind] ?? 'note', role: note.kind === 'run_error' ? 'alert' : undefined, dataset: { note: note.kind } },
+      {
+        class: NOTE_CLASS[note.kind] ?? 'note',
+        role: note.kind === 'run_error' ? 'alert' : undefined,
+        dataset: { note: note.kind },
+      },
       note.title ? [h('strong', { text: `${note.title}:` }), ' '] : null,
       note.text,
     );
@@ -282,7 +295,9 @@ export class ThreadView {
         // The card says it live; the note keeps it for the thread after a reload.
         const card = this.interrupts.get(change.interruptId);
         const said = card?.answered(change.status);
-        this.addNote('interrupt', card ? `“${card.message}” ${said}` : `Interrupt ${change.status}.`, { render: !card });
+        this.addNote('interrupt', card ? `“${card.message}” ${said}` : `Interrupt ${change.status}.`, {
+          render: !card,
+        });
         break;
       }
       case 'turn_started':
@@ -290,12 +305,17 @@ export class ThreadView {
         break;
       case 'round_started':
         if (change.round > 0) {
-          this.addNote('round', `Follow-up round ${change.round} of ${this.maxRounds}: tool results sent back to the agent`);
+          this.addNote(
+            'round',
+            `Follow-up round ${change.round} of ${this.maxRounds}: tool results sent back to the agent`,
+          );
         }
         break;
       case 'run_error':
         this.turnHadError = true;
-        this.addNote('run_error', `${change.message}${change.code ? ` (${change.code})` : ''}`, { title: 'The run failed' });
+        this.addNote('run_error', `${change.message}${change.code ? ` (${change.code})` : ''}`, {
+          title: 'The run failed',
+        });
         break;
       case 'problem':
         if (change.fatal) this.turnHadError = true; // the turn then ends run_error: one line is enough

@@ -22,7 +22,8 @@ function previewArgs(text) {
   if (args === undefined) return truncate(text, 160);
   if (!args || typeof args !== 'object' || Array.isArray(args)) return truncate(JSON.stringify(args), 160);
   const parts = Object.entries(args).map(([k, v]) => {
-    const shown = typeof v === 'string' ? v : v && typeof v === 'object' ? (Array.isArray(v) ? '[…]' : '{…}') : String(v);
+    const shown =
+      typeof v === 'string' ? v : v && typeof v === 'object' ? (Array.isArray(v) ? '[…]' : '{…}') : String(v);
     return `${k}: ${truncate(shown, 120)}`;
   });
   return parts.length ? parts.join(' · ') : 'no arguments';
@@ -59,7 +60,12 @@ export class ToolCard {
     this.slot = h('div', { class: 'tool-slot' }); // approval cards go here
     this.errorEl = h('p', { class: 'tool-error', hidden: true });
     this.resultPre = h('pre', { class: 'json' });
-    this.resultDetails = h('details', { class: 'tool-result', hidden: true }, h('summary', { text: 'Result' }), this.resultPre);
+    this.resultDetails = h(
+      'details',
+      { class: 'tool-result', hidden: true },
+      h('summary', { text: 'Result' }),
+      this.resultPre,
+    );
     this.el = h(
       'article',
       { class: 'tool-card', dataset: { toolCallId: id, name, side } },
@@ -115,7 +121,8 @@ export class ToolCard {
   /** A tool_call_status change from the runtime (client tools). */
   setStatus(status, error) {
     if (status === 'error') this.showError(error ?? 'the call failed');
-    else if (status === 'done' && FINAL_STATES.has(this.state)) return; // a result already refined it
+    else if (status === 'done' && FINAL_STATES.has(this.state))
+      return; // a result already refined it
     else this.setState(status);
   }
 

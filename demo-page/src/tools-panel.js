@@ -25,7 +25,8 @@ function saveToggles(tools) {
 export function restoreToggles(runtime) {
   const saved = loadToggles();
   for (const tool of runtime.tools.list()) {
-    if (typeof saved[tool.name] === 'boolean' && saved[tool.name] !== tool.enabled) runtime.tools.setEnabled(tool.name, saved[tool.name]);
+    if (typeof saved[tool.name] === 'boolean' && saved[tool.name] !== tool.enabled)
+      runtime.tools.setEnabled(tool.name, saved[tool.name]);
   }
 }
 
@@ -89,7 +90,9 @@ export function createToolsPanel(host, getRuntime) {
               'span',
               { class: 'badges' },
               tool.defaultEnabled ? null : badge('opt-in', 'badge-optin', 'Off until you turn it on'),
-              tool.needsApproval ? badge('asks first', 'badge-approval', tool.confirm ?? 'Each call waits for your approval') : null,
+              tool.needsApproval
+                ? badge('asks first', 'badge-approval', tool.confirm ?? 'Each call waits for your approval')
+                : null,
               tool.destructive ? badge('destructive', 'badge-danger', 'Changes something') : null,
             ),
           ),
@@ -104,13 +107,20 @@ export function createToolsPanel(host, getRuntime) {
       const tools = Array.isArray(health.serverTools) ? health.serverTools : [];
       serverList.replaceChildren(
         ...tools.map((t) =>
-          h('li', { class: 'server-tool', title: t.description ?? '' }, h('code', { text: t.name }), h('span', { class: 'tool-toggle-desc', text: t.description ?? '' })),
+          h(
+            'li',
+            { class: 'server-tool', title: t.description ?? '' },
+            h('code', { text: t.name }),
+            h('span', { class: 'tool-toggle-desc', text: t.description ?? '' }),
+          ),
         ),
       );
       if (!tools.length) serverList.replaceChildren(h('li', { class: 'muted', text: 'none' }));
       host.dispatchEvent(new CustomEvent('health', { detail: health }));
     })
-    .catch(() => serverList.replaceChildren(h('li', { class: 'muted', text: 'Unknown (the agent has no /api/health).' })));
+    .catch(() =>
+      serverList.replaceChildren(h('li', { class: 'muted', text: 'Unknown (the agent has no /api/health).' })),
+    );
 
   render();
   return { render };

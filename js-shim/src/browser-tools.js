@@ -34,7 +34,9 @@ export const getCurrentLocation = {
             accuracy: pos.coords.accuracy,
           }),
         (err) =>
-          resolve({ error: `location ${GEOLOCATION_ERRORS[err?.code] ?? 'failed'}${err?.message ? `: ${err.message}` : ''}` }),
+          resolve({
+            error: `location ${GEOLOCATION_ERRORS[err?.code] ?? 'failed'}${err?.message ? `: ${err.message}` : ''}`,
+          }),
         { timeout: 15000, maximumAge: 60000 },
       );
     }),

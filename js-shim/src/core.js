@@ -20,8 +20,7 @@ export function loadCore(options = {}) {
     const factoryOptions = {
       // The default URL sits beside this file, so bundlers that understand
       // new URL(literal, import.meta.url) (Vite, webpack 5, Parcel) ship the .wasm.
-      locateFile: (path) =>
-        path.endsWith('.wasm') ? new URL('../dist/agui_core.wasm', import.meta.url).href : path,
+      locateFile: (path) => (path.endsWith('.wasm') ? new URL('../dist/agui_core.wasm', import.meta.url).href : path),
     };
     const wasm = options.wasm;
     if (wasm instanceof ArrayBuffer || ArrayBuffer.isView(wasm)) {
@@ -53,7 +52,8 @@ export function loadCore(options = {}) {
 const SURROGATE = /[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]/g; // a pair, else a lone one
 
 /** What String.prototype.toWellFormed does, for runtimes without it (node 18, Safari before 16.4). */
-export const replaceLoneSurrogates = (text) => text.replace(SURROGATE, (match) => (match.length === 2 ? match : '\ufffd'));
+export const replaceLoneSurrogates = (text) =>
+  text.replace(SURROGATE, (match) => (match.length === 2 ? match : '\ufffd'));
 
 export const wellFormed =
   typeof String.prototype.toWellFormed === 'function' ? (text) => text.toWellFormed() : replaceLoneSurrogates;
@@ -76,9 +76,27 @@ const jsonToCore = (value) => (typeof value === 'string' ? wellFormedJson(value)
 // each with the positions of its arguments that are JSON text.
 const REGISTRY_METHODS = { configure: [0], add: [0], remove: [], setEnabled: [], advertise: [], catalog: [], list: [] };
 const DRIVER_METHODS = {
-  open: [0], send: [0], inputBuffer: [], feed: [], endOfStream: [], transportFailed: [], submitResult: [],
-  submitError: [], approve: [], reject: [], resolveInterrupt: [1], cancelInterrupt: [], abort: [],
-  continueTurn: [], expire: [], runInput: [], takeChanges: [], status: [], messages: [], state: [], exportThread: [],
+  open: [0],
+  send: [0],
+  inputBuffer: [],
+  feed: [],
+  endOfStream: [],
+  transportFailed: [],
+  submitResult: [],
+  submitError: [],
+  approve: [],
+  reject: [],
+  resolveInterrupt: [1],
+  cancelInterrupt: [],
+  abort: [],
+  continueTurn: [],
+  expire: [],
+  runInput: [],
+  takeChanges: [],
+  status: [],
+  messages: [],
+  state: [],
+  exportThread: [],
 };
 
 // The one place strings cross into the core: each method passes its string
@@ -89,7 +107,10 @@ function boundary(raw, methods) {
   for (const [name, jsonArgs] of Object.entries(methods)) {
     const method = raw[name];
     wrapped[name] = (...args) =>
-      method.apply(raw, args.map((arg, i) => (jsonArgs.includes(i) ? jsonToCore(arg) : toCore(arg))));
+      method.apply(
+        raw,
+        args.map((arg, i) => (jsonArgs.includes(i) ? jsonToCore(arg) : toCore(arg))),
+      );
   }
   return wrapped;
 }

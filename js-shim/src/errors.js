@@ -66,6 +66,7 @@ export function jsonArgument(where, value) {
   } catch (e) {
     throw new AguiError('invalid_argument', `${where} cannot be encoded as JSON: ${describeSafely(e)}`);
   }
-  if (text === undefined) throw new AguiError('invalid_argument', `${where} cannot be encoded as JSON (a ${typeof value})`);
+  if (text === undefined)
+    throw new AguiError('invalid_argument', `${where} cannot be encoded as JSON (a ${typeof value})`);
   return text;
 }

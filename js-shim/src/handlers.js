@@ -123,7 +123,11 @@ export function runHandler({ handler, call, onSettled }) {
     let value;
     try {
       value = handler(call.args, ctx);
-      if (value === null || (typeof value !== 'object' && typeof value !== 'function') || typeof value.then !== 'function') {
+      if (
+        value === null ||
+        (typeof value !== 'object' && typeof value !== 'function') ||
+        typeof value.then !== 'function'
+      ) {
         settle(serialiseResult(value));
         return;
       }

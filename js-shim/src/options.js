@@ -11,13 +11,28 @@ export function randomId() {
 }
 
 // Keys of createRuntime() options that configure the core's driver.
-const DRIVER_OPTIONS = ['maxRounds', 'repeatLimit', 'defaultTimeoutMs', 'approvalTimeoutMs', 'context', 'forwardedProps'];
-const LIMIT_OPTIONS = ['maxEventBytes', 'maxArgumentBytes', 'maxResultBytes', 'maxMessageBytes', 'maxJsonDepth', 'maxCallsPerRound'];
+const DRIVER_OPTIONS = [
+  'maxRounds',
+  'repeatLimit',
+  'defaultTimeoutMs',
+  'approvalTimeoutMs',
+  'context',
+  'forwardedProps',
+];
+const LIMIT_OPTIONS = [
+  'maxEventBytes',
+  'maxArgumentBytes',
+  'maxResultBytes',
+  'maxMessageBytes',
+  'maxJsonDepth',
+  'maxCallsPerRound',
+];
 
 /** The driver's open() text: its options and the thread to import, each bad value named. */
 export function driverConfig(options, exported) {
   const parts = [`"idPrefix":${JSON.stringify(randomId().slice(0, 8))}`];
-  const add = (key, value, where) => value !== undefined && parts.push(`${JSON.stringify(key)}:${jsonArgument(where, value)}`);
+  const add = (key, value, where) =>
+    value !== undefined && parts.push(`${JSON.stringify(key)}:${jsonArgument(where, value)}`);
   for (const key of DRIVER_OPTIONS) add(key, options[key], `createRuntime(): options.${key}`);
   for (const key of LIMIT_OPTIONS) add(key, options.limits?.[key], `createRuntime(): options.limits.${key}`);
   const config = `{"options":{${parts.join(',')}}`;

@@ -45,7 +45,10 @@ export class Runtime {
     for (const key of ['idleTimeoutMs', 'approvalTimeoutMs']) {
       const ms = options[key];
       if (ms !== undefined && !(typeof ms === 'number' && ms >= 0 && !Number.isNaN(ms))) {
-        throw new AguiError('invalid_argument', `createRuntime(): options.${key} must be a number of milliseconds >= 0 (0: none), got ${String(ms)}`);
+        throw new AguiError(
+          'invalid_argument',
+          `createRuntime(): options.${key} must be a number of milliseconds >= 0 (0: none), got ${String(ms)}`,
+        );
       }
     }
     const config = driverConfig(options, exported);
@@ -193,7 +196,8 @@ export class Runtime {
   /** Opens another thread that shares this runtime's tools (and their toggles). */
   openThread(options = {}) {
     this.#live();
-    if (!options || typeof options !== 'object') throw new AguiError('invalid_argument', 'openThread() takes an options object');
+    if (!options || typeof options !== 'object')
+      throw new AguiError('invalid_argument', 'openThread() takes an options object');
     const { thread, ...rest } = options;
     try {
       return new Runtime(this.#core, this.#tools, { ...this.#options, threadId: undefined, ...rest }, thread);

@@ -25,7 +25,12 @@ function idleWatch(ms, onIdle) {
     });
   };
   arm(ms);
-  return { touch: () => { last = now(); }, stop: () => cancel() };
+  return {
+    touch: () => {
+      last = now();
+    },
+    stop: () => cancel(),
+  };
 }
 
 /**
@@ -98,7 +103,9 @@ async function stream({ url, headers, fetch, body, onBytes, onEnd }, signal, wat
     } catch {
       // the body is a courtesy; the status says enough
     }
-    fail(`the agent at ${url} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${text ? `: ${text}` : ''}`);
+    fail(
+      `the agent at ${url} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${text ? `: ${text}` : ''}`,
+    );
     return;
   }
   const type = response.headers.get('content-type') ?? '';
@@ -143,7 +150,9 @@ async function read(reader, { url, onBytes, onEnd }, watch, fail, untilAborted) 
     return;
   }
   if (received === 0) {
-    fail(`the agent at ${url} answered with an empty event stream (not even RUN_STARTED): the server may still be running an earlier run on this thread (abort() stops this client only)`);
+    fail(
+      `the agent at ${url} answered with an empty event stream (not even RUN_STARTED): the server may still be running an earlier run on this thread (abort() stops this client only)`,
+    );
     return;
   }
   onEnd();

@@ -112,9 +112,12 @@ export function applyPatch(doc, ops) {
         break;
       case 'replace':
         get(root, path); // must exist
-        root = path.length === 0 ? op.value : update(root, path, (parent, t) => {
-          parent[Array.isArray(parent) ? Number(t) : t] = op.value;
-        });
+        root =
+          path.length === 0
+            ? op.value
+            : update(root, path, (parent, t) => {
+                parent[Array.isArray(parent) ? Number(t) : t] = op.value;
+              });
         break;
       case 'move': {
         const v = get(root, tokens(op.from));
@@ -194,7 +197,11 @@ export class MiniThread {
         if (this.#calls.has(e.toolCallId)) break;
         let parent = e.parentMessageId ? this.#byId.get(e.parentMessageId) : undefined;
         if (!parent || parent.role !== 'assistant') {
-          parent = { id: e.parentMessageId && !parent ? e.parentMessageId : e.toolCallId, role: 'assistant', toolCalls: [] };
+          parent = {
+            id: e.parentMessageId && !parent ? e.parentMessageId : e.toolCallId,
+            role: 'assistant',
+            toolCalls: [],
+          };
           this.messages.push(parent);
           this.#byId.set(parent.id, parent);
           emit({ kind: 'message_added', message: parent });

@@ -17,7 +17,15 @@ async function load(dir) {
   const bytes = fs.readFileSync(path.resolve(dir, 'agui_core.wasm'));
   const core = await create({ wasmBinary: bytes });
   const registry = new core.Registry();
-  JSON.parse(registry.add(JSON.stringify({ name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: { i: { type: 'integer' } } } })));
+  JSON.parse(
+    registry.add(
+      JSON.stringify({
+        name: 'noop',
+        description: 'does nothing',
+        parameters: { type: 'object', properties: { i: { type: 'integer' } } },
+      }),
+    ),
+  );
   return { dir, core, registry, bytes, stream: [], round: [], state: new Map() };
 }
 
@@ -70,8 +78,19 @@ for (let r = 0; r < reps; r += 1) {
 }
 console.log(`core alone, medians of ${reps} interleaved repetitions (after / before: < 1 is faster):`);
 const [a, b] = builds;
-const row = (label, x, y, unit) => console.log(`  ${label.padEnd(34)} before ${x.toFixed(1).padStart(8)} ${unit}   after ${y.toFixed(1).padStart(8)} ${unit}   after/before ${(y / x).toFixed(2)}`);
-console.log(`  wasm gzipped: before ${(zlib.gzipSync(a.bytes, { level: 9 }).length / 1024).toFixed(1)} KB, after ${(zlib.gzipSync(b.bytes, { level: 9 }).length / 1024).toFixed(1)} KB`);
+const row = (label, x, y, unit) =>
+  console.log(
+    `  ${label.padEnd(34)} before ${x.toFixed(1).padStart(8)} ${unit}   after ${y.toFixed(1).padStart(8)} ${unit}   after/before ${(y / x).toFixed(2)}`,
+  );
+console.log(
+  `  wasm gzipped: before ${(zlib.gzipSync(a.bytes, { level: 9 }).length / 1024).toFixed(1)} KB, after ${(zlib.gzipSync(b.bytes, { level: 9 }).length / 1024).toFixed(1)} KB`,
+);
 row(`22k stream (${fmtInt(stream.counts.events)} events)`, median(a.stream), median(b.stream), 'ms');
 row('tool round, 1 call', median(a.round), median(b.round), 'µs');
-for (const n of SIZES) row(`state of ${fmtInt(n)} keys (per key: µs)`, (median(a.state.get(n)) * 1000) / n, (median(b.state.get(n)) * 1000) / n, 'µs');
+for (const n of SIZES)
+  row(
+    `state of ${fmtInt(n)} keys (per key: µs)`,
+    (median(a.state.get(n)) * 1000) / n,
+    (median(b.state.get(n)) * 1000) / n,
+    'µs',
+  );

@@ -15,7 +15,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export function coreSources({ wasm }) {
   const cmake = fs.readFileSync(path.join(ROOT, 'CMakeLists.txt'), 'utf8');
   const block = /add_library\(agui_core STATIC([^)]*)\)/.exec(cmake)[1];
-  const listed = block.split('\n').map((l) => l.replace(/#.*/, '').trim()).filter(Boolean);
+  const listed = block
+    .split('\n')
+    .map((l) => l.replace(/#.*/, '').trim())
+    .filter(Boolean);
   const engine = wasm ? 'bindings/regexp_engine.cpp' : 'wasm/schema/std_regex_engine.cpp';
   return [...listed, engine].map((f) => path.join(ROOT, f));
 }
@@ -43,13 +46,20 @@ export function nowArgs(core) {
 
 /** Every header under wasm/, for the benches that rebuild when one changes. */
 export const coreHeaders = () =>
-  fs.readdirSync(path.join(ROOT, 'wasm'), { recursive: true }).filter((f) => f.endsWith('.hpp')).map((f) => path.join(ROOT, 'wasm', f));
+  fs
+    .readdirSync(path.join(ROOT, 'wasm'), { recursive: true })
+    .filter((f) => f.endsWith('.hpp'))
+    .map((f) => path.join(ROOT, 'wasm', f));
 
 /** Builds a native bench target of tests/bench/CMakeLists.txt (O2 with symbols, incrementally) and returns its path. */
 export function buildNativeBench(target, { stdio = 'inherit' } = {}) {
   const dir = path.join(ROOT, 'build-bench');
   if (!fs.existsSync(path.join(dir, 'CMakeCache.txt'))) {
-    execFileSync('cmake', ['-S', ROOT, '-B', dir, '-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DAGUI_BUILD_TESTS=OFF', '-DAGUI_BUILD_BENCHES=ON'], { stdio });
+    execFileSync(
+      'cmake',
+      ['-S', ROOT, '-B', dir, '-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DAGUI_BUILD_TESTS=OFF', '-DAGUI_BUILD_BENCHES=ON'],
+      { stdio },
+    );
   }
   execFileSync('cmake', ['--build', dir, '--target', target, '-j2'], { stdio });
   return path.join(dir, 'tests/bench', target);
@@ -84,18 +94,21 @@ export const SSE_HEADERS = { 'content-type': 'text/event-stream' };
 export function streamResponse(parts, onLast) {
   let i = 0;
   return new Response(
-    new ReadableStream({
-      pull(controller) {
-        if (i >= parts.length) {
-          controller.close();
-          return;
-        }
-        if (i === parts.length - 1 && onLast) onLast(performance.now());
-        controller.enqueue(parts[i]);
-        i += 1;
-        if (i === parts.length) controller.close();
+    new ReadableStream(
+      {
+        pull(controller) {
+          if (i >= parts.length) {
+            controller.close();
+            return;
+          }
+          if (i === parts.length - 1 && onLast) onLast(performance.now());
+          controller.enqueue(parts[i]);
+          i += 1;
+          if (i === parts.length) controller.close();
+        },
       },
-    }, { highWaterMark: 0 }),
+      { highWaterMark: 0 },
+    ),
     { headers: SSE_HEADERS },
   );
 }
@@ -113,11 +126,19 @@ export function streamFetch(stream) {
  * The SSE bytes of a small scripted run: a short assistant text, then `calls` tool calls to `tool(i)` with
  * arguments `args(i)` (under that assistant message), streamed in 2-3 ARGS deltas each; or just text when calls = 0.
  */
-export function scriptedRun(threadId, runId, { calls = 0, tool = () => 'noop', args = (i) => ({ i }), tag = '', messagePerCall = false } = {}) {
+export function scriptedRun(
+  threadId,
+  runId,
+  { calls = 0, tool = () => 'noop', args = (i) => ({ i }), tag = '', messagePerCall = false } = {},
+) {
   const messageId = `m-${runId}${tag}`;
   const events = [runStarted(threadId, runId)];
   events.push({ type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' });
-  events.push({ type: 'TEXT_MESSAGE_CONTENT', messageId, delta: calls ? 'Let me check.' : 'Done: here is the answer.' });
+  events.push({
+    type: 'TEXT_MESSAGE_CONTENT',
+    messageId,
+    delta: calls ? 'Let me check.' : 'Done: here is the answer.',
+  });
   events.push({ type: 'TEXT_MESSAGE_END', messageId });
   for (let i = 0; i < calls; i += 1) {
     const toolCallId = `c-${runId}${tag}-${i}`;
@@ -148,7 +169,13 @@ export function parts(bytes, n = 2) {
 export function splitBeforeLastEvent(bytes) {
   // The last "data:" that starts a line, scanning back past the final blank line.
   for (let i = bytes.length - 3; i > 0; i -= 1) {
-    if (bytes[i - 1] === 0x0a && bytes[i] === 0x64 /* d */ && bytes[i + 1] === 0x61 && bytes[i + 2] === 0x74 && bytes[i + 3] === 0x61) {
+    if (
+      bytes[i - 1] === 0x0a &&
+      bytes[i] === 0x64 /* d */ &&
+      bytes[i + 1] === 0x61 &&
+      bytes[i + 2] === 0x74 &&
+      bytes[i + 3] === 0x61
+    ) {
       return [bytes.subarray(0, i), bytes.subarray(i)];
     }
   }

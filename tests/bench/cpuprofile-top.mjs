@@ -45,11 +45,17 @@ export function topFunctions(file, n = 20) {
   }
   // wasm time by area, when the module has function names (variants.mjs's --profiling-funcs build).
   const AREAS = [
-    ['nlohmann parse (lexer, parser, SAX DOM builder)', /nlohmann.*(lexer|parser|json_sax|input_adapter|iterator_input)/],
+    [
+      'nlohmann parse (lexer, parser, SAX DOM builder)',
+      /nlohmann.*(lexer|parser|json_sax|input_adapter|iterator_input)/,
+    ],
     ['nlohmann dump (serializer)', /nlohmann.*(serializer|output_adapter|output_string)/],
     ['nlohmann values (construct, copy, destroy, initializer_list, lookups)', /nlohmann|json_ref|basic_json/],
     ['malloc/free (emmalloc)', /emmalloc|attempt_allocate|malloc|free|operator new|operator delete|sbrk/],
-    ['std::string / vector / tree primitives (left out of line)', /std::__2::(basic_string|vector|__tree|__compressed_pair|char_traits|min|max|basic_string_view|allocator|__hash|unordered|pair|__split_buffer|map)|__memcpy|memcpy|memmove|memcmp|strlen|memset/],
+    [
+      'std::string / vector / tree primitives (left out of line)',
+      /std::__2::(basic_string|vector|__tree|__compressed_pair|char_traits|min|max|basic_string_view|allocator|__hash|unordered|pair|__split_buffer|map)|__memcpy|memcpy|memmove|memcmp|strlen|memset/,
+    ],
     ['agui: SSE parser', /agui::SseParser/],
     ['agui: reducer, thread, driver, bindings', /agui::|\(anonymous namespace\)/],
   ];
@@ -59,19 +65,31 @@ export function topFunctions(file, n = 20) {
     if (!/wasm:\/\//.test(key)) continue;
     wasmTotal += us;
     // The function's own qualified name: no template arguments, no parameter list, no return type.
-    const own = stripTemplates(key.replace(/ wasm:\/\/.*$/, '').replaceAll('(anonymous namespace)', 'anon')).replace(/\(.*$/, '').trim().split(' ').pop();
+    const own = stripTemplates(key.replace(/ wasm:\/\/.*$/, '').replaceAll('(anonymous namespace)', 'anon'))
+      .replace(/\(.*$/, '')
+      .trim()
+      .split(' ')
+      .pop();
     const area = AREAS.find(([, re]) => re.test(own))?.[0] ?? 'other wasm';
     areas.set(area, (areas.get(area) ?? 0) + us);
   }
   // Inclusive time of the core's entry points (any frame on the sample's stack), for named wasm builds.
   const parent = new Map();
   for (const node of profile.nodes) for (const c of node.children ?? []) parent.set(c, node.id);
-  const ownName = (cf) => stripTemplates((cf.functionName || '').replaceAll('(anonymous namespace)', 'anon')).replace(/\(.*$/, '').trim().split(' ').pop();
+  const ownName = (cf) =>
+    stripTemplates((cf.functionName || '').replaceAll('(anonymous namespace)', 'anon'))
+      .replace(/\(.*$/, '')
+      .trim()
+      .split(' ')
+      .pop();
   const ENTRIES = [
     ['Driver::feed (bindings: SSE, parse, reduce, step dump)', /Driver::feed$/],
     ['Driver::takeChanges (bindings: changes no step took)', /Driver::takeChanges$/],
     ['Driver::endOfStream / submitResult / send', /Driver::(endOfStream|submitResult|submitError|send)$/],
-    ['  json parse (nlohmann parser/lexer/DOM builder)', /nlohmann::.*(detail::parser::|json_sax_dom_parser|detail::lexer::)/],
+    [
+      '  json parse (nlohmann parser/lexer/DOM builder)',
+      /nlohmann::.*(detail::parser::|json_sax_dom_parser|detail::lexer::)/,
+    ],
     ['  json dump (nlohmann serializer)', /nlohmann::.*(serializer::|basic_json::dump$)/],
     ['  EventReducer (apply, handlers, change records)', /^agui::EventReducer::/],
     ['  SseParser', /^agui::SseParser::/],
@@ -79,7 +97,10 @@ export function topFunctions(file, n = 20) {
     ['  RoundDriver::start_run (RunAgentInput)', /^agui::RoundDriver::start_run$/],
     ['  RoundDriver::after_run / dispatch', /^agui::RoundDriver::(after_run|dispatch)$/],
     ['  emmalloc (malloc/free)', /^(emmalloc_\w+|attempt_allocate|malloc|free|operator new|operator delete)$/],
-    ['embind marshalling (JS glue)', /^(fromWireType|toWireType|readLatin1String|UTF8ToString|UTF8ArrayToString|stringToUTF8Array)$/],
+    [
+      'embind marshalling (JS glue)',
+      /^(fromWireType|toWireType|readLatin1String|UTF8ToString|UTF8ArrayToString|stringToUTF8Array)$/,
+    ],
   ];
 
   const inclusive = new Map();
@@ -97,11 +118,19 @@ export function topFunctions(file, n = 20) {
     for (const label of hit) inclusive.set(label, (inclusive.get(label) ?? 0) + d);
   }
   return {
-    inclusive: ENTRIES.map(([label]) => ({ name: label, pct: (100 * (inclusive.get(label) ?? 0)) / sampled })).filter((r) => r.pct > 0),
-    wasmAreas: wasmTotal ? [...areas.entries()].sort((a, b) => b[1] - a[1]).map(([name, us]) => ({ name, ms: us / 1000, pctOfWasm: (100 * us) / wasmTotal, pct: (100 * us) / total })) : [],
+    inclusive: ENTRIES.map(([label]) => ({ name: label, pct: (100 * (inclusive.get(label) ?? 0)) / sampled })).filter(
+      (r) => r.pct > 0,
+    ),
+    wasmAreas: wasmTotal
+      ? [...areas.entries()]
+          .sort((a, b) => b[1] - a[1])
+          .map(([name, us]) => ({ name, ms: us / 1000, pctOfWasm: (100 * us) / wasmTotal, pct: (100 * us) / total }))
+      : [],
     totalMs: total / 1000,
     top: rows.slice(0, n).map(([name, us]) => ({ name, ms: us / 1000, pct: (100 * us) / total })),
-    categories: [...categories.entries()].sort((a, b) => b[1] - a[1]).map(([name, us]) => ({ name, ms: us / 1000, pct: (100 * us) / total })),
+    categories: [...categories.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, us]) => ({ name, ms: us / 1000, pct: (100 * us) / total })),
   };
 }
 
@@ -110,7 +139,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(`sampled ${totalMs.toFixed(0)} ms (idle excluded)`);
   for (const r of top) console.log(`${r.pct.toFixed(1).padStart(5)}%  ${r.ms.toFixed(1).padStart(8)} ms  ${r.name}`);
   console.log('by category:');
-  for (const r of categories) console.log(`${r.pct.toFixed(1).padStart(5)}%  ${r.ms.toFixed(1).padStart(8)} ms  ${r.name}`);
+  for (const r of categories)
+    console.log(`${r.pct.toFixed(1).padStart(5)}%  ${r.ms.toFixed(1).padStart(8)} ms  ${r.name}`);
   const { wasmAreas, inclusive } = topFunctions(process.argv[2], 0);
   if (inclusive.length) console.log('inclusive (% of sampled time, any frame on the stack):');
   for (const r of inclusive) console.log(`${r.pct.toFixed(1).padStart(5)}%  ${r.name}`);

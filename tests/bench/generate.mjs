@@ -38,14 +38,26 @@ function split(rand, text, lo, hi) {
 function toolArguments(rand, name) {
   switch (name) {
     case 'search_permits':
-      return { query: sentence(rand, int(rand, 2, 6)), district: pick(rand, ['downtown', 'east', 'north', 'south']),
-        limit: int(rand, 5, 50), filters: { minValuation: int(rand, 1, 9) * 100000, types: ['new', 'remodel'] } };
+      return {
+        query: sentence(rand, int(rand, 2, 6)),
+        district: pick(rand, ['downtown', 'east', 'north', 'south']),
+        limit: int(rand, 5, 50),
+        filters: { minValuation: int(rand, 1, 9) * 100000, types: ['new', 'remodel'] },
+      };
     case 'get_weather':
-      return { city: pick(rand, ['Austin', 'Zürich', 'São Paulo', 'Kyoto']), units: pick(rand, ['metric', 'imperial']) };
+      return {
+        city: pick(rand, ['Austin', 'Zürich', 'São Paulo', 'Kyoto']),
+        units: pick(rand, ['metric', 'imperial']),
+      };
     case 'run_sql':
-      return { sql: `SELECT district, count(*) FROM permits WHERE valuation > ${int(rand, 1, 900)}000 GROUP BY district ORDER BY 2 DESC LIMIT ${int(rand, 3, 20)}` };
+      return {
+        sql: `SELECT district, count(*) FROM permits WHERE valuation > ${int(rand, 1, 900)}000 GROUP BY district ORDER BY 2 DESC LIMIT ${int(rand, 3, 20)}`,
+      };
     case 'geocode':
-      return { address: `${int(rand, 100, 9999)} ${pick(rand, ['Congress Ave', 'Lamar Blvd', 'E 6th St'])}, Austin TX`, precise: rand() < 0.5 };
+      return {
+        address: `${int(rand, 100, 9999)} ${pick(rand, ['Congress Ave', 'Lamar Blvd', 'E 6th St'])}, Austin TX`,
+        precise: rand() < 0.5,
+      };
     case 'summarise_table':
       return { columns: ['district', 'count', 'valuation'], rows: int(rand, 5, 40), style: 'bullets' };
     default:
@@ -56,7 +68,8 @@ function toolArguments(rand, name) {
 function toolResult(rand, name) {
   const rows = [];
   const n = int(rand, 1, 6);
-  for (let i = 0; i < n; i += 1) rows.push({ id: int(rand, 1, 99999), district: pick(rand, ['downtown', 'east']), value: int(rand, 1, 999) * 1000 });
+  for (let i = 0; i < n; i += 1)
+    rows.push({ id: int(rand, 1, 99999), district: pick(rand, ['downtown', 'east']), value: int(rand, 1, 999) * 1000 });
   return JSON.stringify({ tool: name, ok: true, rows, note: sentence(rand, int(rand, 3, 10)) });
 }
 
@@ -99,7 +112,13 @@ export function generateConversation(target, seed = 1) {
         counts.calls += 1;
       }
       for (const [toolCallId, name] of ids) {
-        events.push({ type: 'TOOL_CALL_RESULT', messageId: `res-${toolCallId}`, toolCallId, content: toolResult(rand, name), role: 'tool' });
+        events.push({
+          type: 'TOOL_CALL_RESULT',
+          messageId: `res-${toolCallId}`,
+          toolCallId,
+          content: toolResult(rand, name),
+          role: 'tool',
+        });
         counts.results += 1;
       }
     }
@@ -137,7 +156,7 @@ export function encodeEvents(events) {
 export function chunk(bytes, seed = 7, lo = 1024, hi = 4096) {
   const rand = seededRandom(seed);
   const chunks = [];
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const n = Math.min(bytes.length - i, int(rand, lo, hi));
     chunks.push(bytes.subarray(i, i + n));
     i += n;
@@ -146,7 +165,12 @@ export function chunk(bytes, seed = 7, lo = 1024, hi = 4096) {
 }
 
 export const runStarted = (threadId, runId) => ({ type: 'RUN_STARTED', threadId, runId });
-export const runFinished = (threadId, runId, outcome = { type: 'success' }) => ({ type: 'RUN_FINISHED', threadId, runId, outcome });
+export const runFinished = (threadId, runId, outcome = { type: 'success' }) => ({
+  type: 'RUN_FINISHED',
+  threadId,
+  runId,
+  outcome,
+});
 
 /**
  * A stream of one generated run: the body chunks (the same for every request) plus a function giving the
@@ -161,6 +185,9 @@ export function makeStream(target, seed = 1) {
     counts,
     bytes: body.length,
     chunks,
-    frame: (threadId, runId) => [encodeEvents([runStarted(threadId, runId)]), encodeEvents([runFinished(threadId, runId)])],
+    frame: (threadId, runId) => [
+      encodeEvents([runStarted(threadId, runId)]),
+      encodeEvents([runFinished(threadId, runId)]),
+    ],
   };
 }

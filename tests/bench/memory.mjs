@@ -31,7 +31,11 @@ function loopFetch(seen) {
   };
 }
 
-const noop = { name: 'noop', description: 'returns a small result', parameters: { type: 'object', properties: { i: { type: 'integer' } } } };
+const noop = {
+  name: 'noop',
+  description: 'returns a small result',
+  parameters: { type: 'object', properties: { i: { type: 'integer' } } },
+};
 
 async function run(mode, rounds, budgetMs) {
   const core = await loadCore();
@@ -64,16 +68,40 @@ async function run(mode, rounds, budgetMs) {
     if (heap() !== growth[growth.length - 1]) growth.push(heap());
     if (CHECKPOINTS.includes(done)) {
       globalThis.gc?.();
-      points.push({ rounds: done, heap: heap(), jsHeapUsed: process.memoryUsage().heapUsed, threadMessages: seen.messages, requestBytes: seen.requestBytes, elapsedMs: performance.now() - t0 });
+      points.push({
+        rounds: done,
+        heap: heap(),
+        jsHeapUsed: process.memoryUsage().heapUsed,
+        threadMessages: seen.messages,
+        requestBytes: seen.requestBytes,
+        elapsedMs: performance.now() - t0,
+      });
     }
     if (performance.now() - t0 > budgetMs && done >= 10) {
       stoppedAt = done;
-      points.push({ rounds: done, heap: heap(), jsHeapUsed: process.memoryUsage().heapUsed, threadMessages: seen.messages, requestBytes: seen.requestBytes, elapsedMs: performance.now() - t0 });
+      points.push({
+        rounds: done,
+        heap: heap(),
+        jsHeapUsed: process.memoryUsage().heapUsed,
+        threadMessages: seen.messages,
+        requestBytes: seen.requestBytes,
+        elapsedMs: performance.now() - t0,
+      });
       break;
     }
   }
   if (mode === 'long') runtime.dispose();
-  return { mode, targetRounds: rounds, rounds: done, stoppedAt, budgetMs, initialHeap, growth, points, elapsedMs: performance.now() - t0 };
+  return {
+    mode,
+    targetRounds: rounds,
+    rounds: done,
+    stoppedAt,
+    budgetMs,
+    initialHeap,
+    growth,
+    points,
+    elapsedMs: performance.now() - t0,
+  };
 }
 
 if (process.argv[2] === '--child') {
@@ -85,6 +113,15 @@ if (process.argv[2] === '--child') {
 /** Runs each mode in its own fresh node process (a fresh wasm heap). */
 export function memoryBench({ rounds = 10000, longBudgetMs = 60000, freshBudgetMs = 120000 } = {}) {
   const self = fileURLToPath(import.meta.url);
-  const go = (mode, budget) => JSON.parse(execFileSync(process.execPath, ['--expose-gc', self, '--child', mode, String(rounds), String(budget)], { encoding: 'utf8', maxBuffer: 1 << 24 }).trim().split('\n').pop());
+  const go = (mode, budget) =>
+    JSON.parse(
+      execFileSync(process.execPath, ['--expose-gc', self, '--child', mode, String(rounds), String(budget)], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 24,
+      })
+        .trim()
+        .split('\n')
+        .pop(),
+    );
   return { fresh: go('fresh', freshBudgetMs), long: go('long', longBudgetMs) };
 }

@@ -33,21 +33,43 @@ async function streamLoop(events = 22000, reps = 8) {
 
 async function roundLoop(calls = 1, turns = 2000) {
   const { measureRounds } = await import('./rounds.mjs');
-  const noop = [{ name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: { i: { type: 'integer' } } }, handler: () => 'ok' }];
+  const noop = [
+    {
+      name: 'noop',
+      description: 'does nothing',
+      parameters: { type: 'object', properties: { i: { type: 'integer' } } },
+      handler: () => 'ok',
+    },
+  ];
   const samples = await measureRounds({ turns, calls, tools: noop });
   samples.sort((a, b) => a - b);
-  console.log(`round overhead, ${calls} call(s): median ${samples[samples.length >> 1].toFixed(0)} µs over ${samples.length} turns`);
+  console.log(
+    `round overhead, ${calls} call(s): median ${samples[samples.length >> 1].toFixed(0)} µs over ${samples.length} turns`,
+  );
 }
 
 const buildNative = () => buildNativeBench('stream_native');
 
 function callgrind(bin, args, label) {
   const out = path.join(OUT, `callgrind.${label}.out`);
-  execFileSync('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, bin, ...args], { stdio: ['ignore', 'inherit', 'ignore'] });
+  execFileSync('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, bin, ...args], {
+    stdio: ['ignore', 'inherit', 'ignore'],
+  });
   const report = execFileSync('callgrind_annotate', ['--inclusive=no', out], { encoding: 'utf8', maxBuffer: 1 << 26 });
-  const inclusive = execFileSync('callgrind_annotate', ['--inclusive=yes', out], { encoding: 'utf8', maxBuffer: 1 << 26 });
-  const trim = (text, n) => text.split('\n').filter((l) => /^\s*[\d,]+ \(/.test(l)).slice(0, n).map((l) => l.replace(/\s+/g, ' ').slice(0, 220)).join('\n');
-  console.log(`callgrind ${label}: ${out}\n-- self (exclusive) --\n${trim(report, 30)}\n-- inclusive --\n${trim(inclusive, 40)}`);
+  const inclusive = execFileSync('callgrind_annotate', ['--inclusive=yes', out], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
+  const trim = (text, n) =>
+    text
+      .split('\n')
+      .filter((l) => /^\s*[\d,]+ \(/.test(l))
+      .slice(0, n)
+      .map((l) => l.replace(/\s+/g, ' ').slice(0, 220))
+      .join('\n');
+  console.log(
+    `callgrind ${label}: ${out}\n-- self (exclusive) --\n${trim(report, 30)}\n-- inclusive --\n${trim(inclusive, 40)}`,
+  );
 }
 
 // Wraps every core.Driver method to add up the time spent inside it (wasm + embind marshalling), per method.
@@ -77,7 +99,9 @@ async function split(what, a, b) {
   const total = performance.now() - t0;
   console.log(`total ${total.toFixed(0)} ms; inside Driver methods:`);
   for (const [name, s] of [...spent.entries()].sort((x, y) => y[1].ms - x[1].ms)) {
-    console.log(`  ${name.padEnd(16)} ${s.ms.toFixed(1).padStart(9)} ms ${((100 * s.ms) / total).toFixed(1).padStart(5)}%  ${s.calls} calls, ${((1000 * s.ms) / s.calls).toFixed(1)} µs/call`);
+    console.log(
+      `  ${name.padEnd(16)} ${s.ms.toFixed(1).padStart(9)} ms ${((100 * s.ms) / total).toFixed(1).padStart(5)}%  ${s.calls} calls, ${((1000 * s.ms) / s.calls).toFixed(1)} µs/call`,
+    );
   }
 }
 
@@ -117,7 +141,14 @@ async function windowSplit(calls = 1, turns = 600) {
       inWindow = true;
     });
   };
-  const tools = [{ name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: { i: { type: 'integer' } } }, handler: () => 'ok' }];
+  const tools = [
+    {
+      name: 'noop',
+      description: 'does nothing',
+      parameters: { type: 'object', properties: { i: { type: 'integer' } } },
+      handler: () => 'ok',
+    },
+  ];
   const windows = [];
   const inside = [];
   const per = new Map();
@@ -133,13 +164,17 @@ async function windowSplit(calls = 1, turns = 600) {
   }
   const w = median(windows);
   const i = median(inside);
-  console.log(`round window, ${calls} call(s): median ${w.toFixed(0)} µs; inside Driver methods ${i.toFixed(0)} µs (${((100 * i) / w).toFixed(0)}%); the rest (shim JS, streams, promises) ~${(w - i).toFixed(0)} µs`);
-  for (const [k, v] of [...per.entries()].sort((a, b) => median(b[1]) - median(a[1]))) console.log(`  ${k.padEnd(14)} ${median(v).toFixed(1).padStart(7)} µs per window`);
+  console.log(
+    `round window, ${calls} call(s): median ${w.toFixed(0)} µs; inside Driver methods ${i.toFixed(0)} µs (${((100 * i) / w).toFixed(0)}%); the rest (shim JS, streams, promises) ~${(w - i).toFixed(0)} µs`,
+  );
+  for (const [k, v] of [...per.entries()].sort((a, b) => median(b[1]) - median(a[1])))
+    console.log(`  ${k.padEnd(14)} ${median(v).toFixed(1).padStart(7)} µs per window`);
 }
 
 async function namesCore(what, a, b) {
   const dir = path.join(OUT, 'variants/shipped-names');
-  if (!fs.existsSync(path.join(dir, 'agui_core.mjs'))) throw new Error('build it first: node tests/bench/variants.mjs --build-only');
+  if (!fs.existsSync(path.join(dir, 'agui_core.mjs')))
+    throw new Error('build it first: node tests/bench/variants.mjs --build-only');
   const { default: create } = await import(path.join(dir, 'agui_core.mjs'));
   const core = await create({ wasmBinary: fs.readFileSync(path.join(dir, 'agui_core.wasm')) });
   const { scriptedRun, splitBeforeLastEvent } = await import('./common.mjs');
@@ -156,14 +191,24 @@ async function namesCore(what, a, b) {
         feedBytes(driver, step.run.runId, bytes);
       }
       JSON.parse(driver.endOfStream(step.run.runId, ...nowArgs(core)));
-      console.log(`core alone (names build), ${stream.counts.events} events: ${(performance.now() - t0).toFixed(1)} ms`);
+      console.log(
+        `core alone (names build), ${stream.counts.events} events: ${(performance.now() - t0).toFixed(1)} ms`,
+      );
       driver.delete();
       registry.delete();
     }
     return;
   }
   const registry = new core.Registry();
-  JSON.parse(registry.add(JSON.stringify({ name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: { i: { type: 'integer' } } } })));
+  JSON.parse(
+    registry.add(
+      JSON.stringify({
+        name: 'noop',
+        description: 'does nothing',
+        parameters: { type: 'object', properties: { i: { type: 'integer' } } },
+      }),
+    ),
+  );
   const turns = Number(a ?? 3000);
   const t0 = performance.now();
   for (let t = 0; t < turns; t += 1) {
@@ -190,7 +235,9 @@ if (mode === 'names-stream' || mode === 'names-round') {
 } else if (mode === 'cpu') {
   const dir = path.join(OUT, 'cpuprof');
   fs.rmSync(dir, { recursive: true, force: true });
-  execFileSync(process.execPath, ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${dir}`, self, ...rest], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${dir}`, self, ...rest], {
+    stdio: 'inherit',
+  });
   const file = path.join(dir, fs.readdirSync(dir)[0]);
   const { totalMs, top, categories, wasmAreas, inclusive } = topFunctions(file, 30);
   console.log(`profile ${path.relative(process.cwd(), file)}: ${totalMs.toFixed(0)} ms sampled`);

@@ -16,7 +16,15 @@ const URL_ = 'http://bench.invalid/agent';
  * the µs from enqueueing the first response's last chunk (which holds RUN_FINISHED) to fetch() being called with
  * the follow-up. Returns the samples (µs).
  */
-export async function measureRounds({ turns, warmup = 30, calls, tools, tool = () => 'noop', args = (i) => ({ i }), messagePerCall = false }) {
+export async function measureRounds({
+  turns,
+  warmup = 30,
+  calls,
+  tools,
+  tool = () => 'noop',
+  args = (i) => ({ i }),
+  messagePerCall = false,
+}) {
   const samples = [];
   let lastChunkAt = 0;
   let followUpAt = 0;
@@ -41,7 +49,11 @@ export async function measureRounds({ turns, warmup = 30, calls, tools, tool = (
     const result = await Promise.race([
       runtime.send('go'),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`round bench: a turn did not end within 60 s (status ${JSON.stringify(runtime.status)})`)), 60_000);
+        timer = setTimeout(
+          () =>
+            reject(new Error(`round bench: a turn did not end within 60 s (status ${JSON.stringify(runtime.status)})`)),
+          60_000,
+        );
       }),
     ]).finally(() => clearTimeout(timer));
     assert.equal(result.reason, 'done', JSON.stringify(result));
@@ -66,17 +78,25 @@ export async function measureFloor({ turns, warmup = 30, calls }) {
       followUpAt = now;
       return null;
     }
-    return streamResponse(splitBeforeLastEvent(scriptedRun('t', `r-${init.turn}`, { calls })), (t) => (lastChunkAt = t));
+    return streamResponse(
+      splitBeforeLastEvent(scriptedRun('t', `r-${init.turn}`, { calls })),
+      (t) => (lastChunkAt = t),
+    );
   };
   const handler = () => 'ok';
   for (let t = 0; t < warmup + turns; t += 1) {
     const response = await fetch(URL_, { turn: t });
     const chunks = [];
     await readBody(response, (b) => chunks.push(b));
-    const results = await Promise.all(Array.from({ length: calls }, (_, i) => Promise.resolve().then(() => handler({ i }))));
+    const results = await Promise.all(
+      Array.from({ length: calls }, (_, i) => Promise.resolve().then(() => handler({ i }))),
+    );
     const messages = [{ id: 'u', role: 'user', content: 'go' }];
     results.forEach((content, i) => messages.push({ id: `tm-${i}`, role: 'tool', toolCallId: `c-${i}`, content }));
-    await fetch(URL_, { followUp: true, body: JSON.stringify({ threadId: 't', runId: `f-${t}`, messages, tools: [], state: {} }) });
+    await fetch(URL_, {
+      followUp: true,
+      body: JSON.stringify({ threadId: 't', runId: `f-${t}`, messages, tools: [], state: {} }),
+    });
     if (t >= warmup) samples.push((followUpAt - lastChunkAt) * 1000);
   }
   return samples;
@@ -90,7 +110,15 @@ export async function measureFloor({ turns, warmup = 30, calls }) {
 export async function measureCoreRounds({ turns, warmup = 30, calls }) {
   const core = await loadCore();
   const registry = new core.Registry();
-  JSON.parse(registry.add(JSON.stringify({ name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: { i: { type: 'integer' } } } })));
+  JSON.parse(
+    registry.add(
+      JSON.stringify({
+        name: 'noop',
+        description: 'does nothing',
+        parameters: { type: 'object', properties: { i: { type: 'integer' } } },
+      }),
+    ),
+  );
   const samples = [];
   for (let t = 0; t < warmup + turns; t += 1) {
     const driver = new core.Driver(registry, 'bench-thread');
@@ -115,10 +143,22 @@ export async function measureCoreRounds({ turns, warmup = 30, calls }) {
   return samples;
 }
 
-const summary = (samples) => ({ medianUs: median(samples), p10Us: quantile(samples, 0.1), p90Us: quantile(samples, 0.9), n: samples.length });
+const summary = (samples) => ({
+  medianUs: median(samples),
+  p10Us: quantile(samples, 0.1),
+  p90Us: quantile(samples, 0.9),
+  n: samples.length,
+});
 
 export async function roundBench({ turns1 = 400, turns10 = 200 } = {}) {
-  const noop = [{ name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: { i: { type: 'integer' } } }, handler: () => 'ok' }];
+  const noop = [
+    {
+      name: 'noop',
+      description: 'does nothing',
+      parameters: { type: 'object', properties: { i: { type: 'integer' } } },
+      handler: () => 'ok',
+    },
+  ];
   const one = await measureRounds({ turns: turns1, calls: 1, tools: noop });
   const floor1 = await measureFloor({ turns: turns1, calls: 1 });
   const ten = await measureRounds({ turns: turns10, calls: 10, tools: noop });
@@ -126,8 +166,12 @@ export async function roundBench({ turns1 = 400, turns10 = 200 } = {}) {
   const core1 = await measureCoreRounds({ turns: turns1, calls: 1 });
   const core10 = await measureCoreRounds({ turns: turns10, calls: 10 });
   return {
-    calls1: summary(one), calls10: summary(ten), floor1: summary(floor1), floor10: summary(floor10),
-    core1: summary(core1), core10: summary(core10),
+    calls1: summary(one),
+    calls10: summary(ten),
+    floor1: summary(floor1),
+    floor10: summary(floor10),
+    core1: summary(core1),
+    core10: summary(core10),
   };
 }
 
@@ -143,7 +187,12 @@ export async function dispatchBench(set, { turns = 60, perTurn = 40 } = {}) {
   // waits for an approval).
   for (const c of cases) c.name = `bench_${c.name}`.slice(0, 64);
   const tools = (permissive) =>
-    set.map((s) => ({ name: `bench_${s.name}`.slice(0, 64), description: `bench ${s.name}`, parameters: permissive ? { type: 'object' } : s.schema, handler: () => 'ok' }));
+    set.map((s) => ({
+      name: `bench_${s.name}`.slice(0, 64),
+      description: `bench ${s.name}`,
+      parameters: permissive ? { type: 'object' } : s.schema,
+      handler: () => 'ok',
+    }));
   const tool = (i) => cases[i % cases.length].name;
   const args = (i) => cases[i % cases.length].args;
   const real = [];
@@ -151,8 +200,26 @@ export async function dispatchBench(set, { turns = 60, perTurn = 40 } = {}) {
   // Interleave the two in small blocks so drift hits both.
   const block = 5;
   for (let b = 0; b < Math.ceil(turns / block); b += 1) {
-    real.push(...(await measureRounds({ turns: block, warmup: b === 0 ? 10 : 1, calls: perTurn, tools: tools(false), tool, args })));
-    loose.push(...(await measureRounds({ turns: block, warmup: b === 0 ? 10 : 1, calls: perTurn, tools: tools(true), tool, args })));
+    real.push(
+      ...(await measureRounds({
+        turns: block,
+        warmup: b === 0 ? 10 : 1,
+        calls: perTurn,
+        tools: tools(false),
+        tool,
+        args,
+      })),
+    );
+    loose.push(
+      ...(await measureRounds({
+        turns: block,
+        warmup: b === 0 ? 10 : 1,
+        calls: perTurn,
+        tools: tools(true),
+        tool,
+        args,
+      })),
+    );
   }
   const perCallReal = median(real) / perTurn;
   const perCallLoose = median(loose) / perTurn;
@@ -172,10 +239,21 @@ export async function dispatchBench(set, { turns = 60, perTurn = 40 } = {}) {
  * A flat figure per call is a round linear in its calls and messages.
  */
 export async function manyCallsBench({ sizes = [2000, 4000, 8000, 16000], turns = 5 } = {}) {
-  const noop = [{ name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: { i: { type: 'integer' } } }, handler: () => 'ok' }];
-  const shapes = [['oneMessage', false], ['messagePerCall', true]];
+  const noop = [
+    {
+      name: 'noop',
+      description: 'does nothing',
+      parameters: { type: 'object', properties: { i: { type: 'integer' } } },
+      handler: () => 'ok',
+    },
+  ];
+  const shapes = [
+    ['oneMessage', false],
+    ['messagePerCall', true],
+  ];
   const samples = new Map(); // `${calls} ${shape}` -> µs
-  const turn = (calls, messagePerCall, warmup = 0) => measureRounds({ turns: 1, warmup, calls, tools: noop, messagePerCall });
+  const turn = (calls, messagePerCall, warmup = 0) =>
+    measureRounds({ turns: 1, warmup, calls, tools: noop, messagePerCall });
   // Warm up at the largest size (the wasm tiers up, the heap grows once), then the sizes in turn, so drift hits all.
   for (const [, messagePerCall] of shapes) await turn(sizes[sizes.length - 1], messagePerCall, 1);
   for (let t = 0; t < turns; t += 1) {
@@ -197,13 +275,19 @@ export async function manyCallsBench({ sizes = [2000, 4000, 8000, 16000], turns 
 }
 
 export function printManyCalls(rows, print = console.log) {
-  print('   many calls in one run (maxCallsPerRound 64: 64 run, the rest get error results), RUN_FINISHED -> follow-up, median:');
+  print(
+    '   many calls in one run (maxCallsPerRound 64: 64 run, the rest get error results), RUN_FINISHED -> follow-up, median:',
+  );
   for (const r of rows) {
     const f = (x) => `${(x.medianUs / 1000).toFixed(1)} ms = ${x.perCallUs.toFixed(2)} µs/call`;
-    print(`   ${String(r.calls).padStart(6)} calls: on one message ${f(r.oneMessage)};   a message each ${f(r.messagePerCall)}`);
+    print(
+      `   ${String(r.calls).padStart(6)} calls: on one message ${f(r.oneMessage)};   a message each ${f(r.messagePerCall)}`,
+    );
   }
   const [first, last] = [rows[0], rows[rows.length - 1]];
-  print(`   flatness (µs/call at ${last.calls} / at ${first.calls}): one message ${(last.oneMessage.perCallUs / first.oneMessage.perCallUs).toFixed(2)}, a message each ${(last.messagePerCall.perCallUs / first.messagePerCall.perCallUs).toFixed(2)}`);
+  print(
+    `   flatness (µs/call at ${last.calls} / at ${first.calls}): one message ${(last.oneMessage.perCallUs / first.oneMessage.perCallUs).toFixed(2)}, a message each ${(last.messagePerCall.perCallUs / first.messagePerCall.perCallUs).toFixed(2)}`,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {

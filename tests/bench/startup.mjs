@@ -46,11 +46,20 @@ if (process.argv[2] === '--child') {
 function freshStarts(which, n) {
   const runs = [];
   for (let i = 0; i < n; i += 1) {
-    const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', which], { cwd: TESTS, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', which], {
+      cwd: TESTS,
+      encoding: 'utf8',
+    });
     runs.push(JSON.parse(out.trim().split('\n').pop()));
   }
   const m = (k) => median(runs.map((r) => r[k]));
-  return { n, importMs: m('importMs'), readyMs: m('readyMs'), totalMs: m('totalMs'), processToReadyMs: m('processToReadyMs') };
+  return {
+    n,
+    importMs: m('importMs'),
+    readyMs: m('readyMs'),
+    totalMs: m('totalMs'),
+    processToReadyMs: m('processToReadyMs'),
+  };
 }
 
 /** createAguiCore({wasmBinary}) repeated in this process: compile + instantiate + embind setup, median. */
@@ -88,7 +97,11 @@ export async function sizes() {
   const files = [
     'dist/agui_core.wasm',
     'dist/agui_core.mjs',
-    ...fs.readdirSync(path.join(SHIM, 'src')).filter((f) => f.endsWith('.js')).sort().map((f) => `src/${f}`),
+    ...fs
+      .readdirSync(path.join(SHIM, 'src'))
+      .filter((f) => f.endsWith('.js'))
+      .sort()
+      .map((f) => `src/${f}`),
   ];
   const perFile = files.map((f) => {
     const bytes = fs.readFileSync(path.join(SHIM, f));
@@ -99,7 +112,11 @@ export async function sizes() {
   const pkg = {
     files: perFile,
     wasm: { raw: sum('raw', isWasm), gzip: sum('gzip', isWasm), brotli: sum('brotli', isWasm) },
-    js: { raw: sum('raw', (f) => !isWasm(f)), gzip: sum('gzip', (f) => !isWasm(f)), brotli: sum('brotli', (f) => !isWasm(f)) },
+    js: {
+      raw: sum('raw', (f) => !isWasm(f)),
+      gzip: sum('gzip', (f) => !isWasm(f)),
+      brotli: sum('brotli', (f) => !isWasm(f)),
+    },
     total: { raw: sum('raw'), gzip: sum('gzip'), brotli: sum('brotli') },
   };
   // What a page downloads: the shim bundled and minified (glue included) plus the .wasm.
@@ -107,7 +124,10 @@ export async function sizes() {
   const reference = await bundle("export * from '@ag-ui/client';", TESTS);
   return {
     package: pkg,
-    bundled: { js: ours, total: { raw: ours.raw + pkg.wasm.raw, gzip: ours.gzip + pkg.wasm.gzip, brotli: ours.brotli + pkg.wasm.brotli } },
+    bundled: {
+      js: ours,
+      total: { raw: ours.raw + pkg.wasm.raw, gzip: ours.gzip + pkg.wasm.gzip, brotli: ours.brotli + pkg.wasm.brotli },
+    },
     reference,
   };
 }

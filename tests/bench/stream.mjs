@@ -47,7 +47,10 @@ export async function runMini(fetch) {
   const splitter = sseSplitter((data) => thread.applyData(data));
   gc();
   const t0 = performance.now();
-  const response = await fetch(URL_, { method: 'POST', body: JSON.stringify({ threadId: THREAD, runId: 'bench-run' }) });
+  const response = await fetch(URL_, {
+    method: 'POST',
+    body: JSON.stringify({ threadId: THREAD, runId: 'bench-run' }),
+  });
   await readBody(response, (bytes) => splitter.push(bytes));
   splitter.end();
   const ms = performance.now() - t0;
@@ -65,7 +68,10 @@ export async function runParseOnly(fetch) {
   });
   gc();
   const t0 = performance.now();
-  const response = await fetch(URL_, { method: 'POST', body: JSON.stringify({ threadId: THREAD, runId: 'bench-run' }) });
+  const response = await fetch(URL_, {
+    method: 'POST',
+    body: JSON.stringify({ threadId: THREAD, runId: 'bench-run' }),
+  });
   await readBody(response, (bytes) => splitter.push(bytes));
   splitter.end();
   const ms = performance.now() - t0;
@@ -77,7 +83,10 @@ export async function runReadOnly(fetch) {
   let bytes = 0;
   gc();
   const t0 = performance.now();
-  const response = await fetch(URL_, { method: 'POST', body: JSON.stringify({ threadId: THREAD, runId: 'bench-run' }) });
+  const response = await fetch(URL_, {
+    method: 'POST',
+    body: JSON.stringify({ threadId: THREAD, runId: 'bench-run' }),
+  });
   await readBody(response, (b) => void (bytes += b.length));
   return { ms: performance.now() - t0, bytes };
 }
@@ -128,7 +137,8 @@ async function verify(stream, fetch) {
   if (k('text_appended') !== counts.deltas) problems.push(`text_appended ${k('text_appended')} != ${counts.deltas}`);
   if (k('tool_call_args') !== counts.args) problems.push(`tool_call_args ${k('tool_call_args')} != ${counts.args}`);
   if (k('tool_result') !== counts.results) problems.push(`tool_result ${k('tool_result')} != ${counts.results}`);
-  if (k('state_patched') !== counts.stateDeltas) problems.push(`state_patched ${k('state_patched')} != ${counts.stateDeltas}`);
+  if (k('state_patched') !== counts.stateDeltas)
+    problems.push(`state_patched ${k('state_patched')} != ${counts.stateDeltas}`);
   if (d.events !== counts.events) problems.push(`(d) parsed ${d.events} events, expected ${counts.events}`);
   if (b.events !== counts.events) problems.push(`(b) saw ${b.events} events, expected ${counts.events}`);
   const messages = a.runtime.messages;
@@ -146,7 +156,8 @@ async function verify(stream, fetch) {
   } catch (e) {
     problems.push(`(b) differs from (a): ${e.message.slice(0, 300)}`);
   }
-  if (problems.length) throw new Error(`stream bench: paths disagree at ${counts.events} events:\n  ${problems.join('\n  ')}`);
+  if (problems.length)
+    throw new Error(`stream bench: paths disagree at ${counts.events} events:\n  ${problems.join('\n  ')}`);
   return { changes: a.changes, messages: messages.length };
 }
 
@@ -154,7 +165,12 @@ async function verify(stream, fetch) {
  * Runs the stream sizes; each repetition interleaves a, c, d, e (and b while it has repetitions left), so drift hits
  * every path alike. Returns per size: medians (ms), events/s, ratios.
  */
-export async function streamBench({ sizes = [1400, 5600, 22000], reps = 7, refReps = { 1400: 7, 5600: 5, 22000: 3 }, warmups = 3 } = {}) {
+export async function streamBench({
+  sizes = [1400, 5600, 22000],
+  reps = 7,
+  refReps = { 1400: 7, 5600: 5, 22000: 3 },
+  warmups = 3,
+} = {}) {
   // The first turn of the process runs on V8's baseline wasm code (Liftoff); hot functions tier up to TurboFan in the
   // background. Record that cold turn, then warm up on the largest stream so the sizes are measured on the steady
   // state; the repetitions then cycle through the sizes, so any drift left hits every size alike.
@@ -209,6 +225,14 @@ export async function streamBench({ sizes = [1400, 5600, 22000], reps = 7, refRe
     cold: { events: first.events, ms: cold.ms, eventsPerSec: (first.events / cold.ms) * 1000 },
     warmups,
     sizes: out,
-    flatness: { a: flat('a'), b: flat('b'), c: flat('c'), d: flat('d'), core: flat('core'), from: first.events, to: last.events },
+    flatness: {
+      a: flat('a'),
+      b: flat('b'),
+      c: flat('c'),
+      d: flat('d'),
+      core: flat('core'),
+      from: first.events,
+      to: last.events,
+    },
   };
 }

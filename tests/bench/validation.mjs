@@ -31,7 +31,7 @@ export function loadSchemaSet() {
 // Accepts {schemas: [{name, schema, valid: [...], invalid: [...]}]} (ours) and the likely shapes of the shared
 // file: an array of such entries, or entries with {parameters|schema, tests|instances: [{data|instance, valid}]}.
 function normaliseSet(raw) {
-  const list = Array.isArray(raw) ? raw : raw.schemas ?? raw.tools ?? raw.cases ?? [];
+  const list = Array.isArray(raw) ? raw : (raw.schemas ?? raw.tools ?? raw.cases ?? []);
   const out = [];
   list.forEach((entry, n) => {
     const schema = entry.schema ?? entry.parameters;
@@ -43,7 +43,9 @@ function normaliseSet(raw) {
       if (data === undefined) continue;
       (t.valid ? valid : invalid).push(data);
     }
-    const name = String(entry.name ?? entry.tool ?? `schema_${n}`).replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+    const name = String(entry.name ?? entry.tool ?? `schema_${n}`)
+      .replace(/[^A-Za-z0-9_-]/g, '_')
+      .slice(0, 64);
     if (valid.length + invalid.length) out.push({ name, schema, valid, invalid });
   });
   return out;
@@ -86,8 +88,14 @@ export function ajvBench(set) {
     cases: cases.length,
     mismatches,
     validatePerSec: rate(cases, one),
-    validateValidPerSec: rate(cases.filter((c) => c.valid), one),
-    validateInvalidPerSec: rate(cases.filter((c) => !c.valid), one),
+    validateValidPerSec: rate(
+      cases.filter((c) => c.valid),
+      one,
+    ),
+    validateInvalidPerSec: rate(
+      cases.filter((c) => !c.valid),
+      one,
+    ),
     parseAndValidatePerSec: rate(cases, (c) => compiled.get(c.entry)(JSON.parse(c.text))),
   };
 }
@@ -113,8 +121,15 @@ export async function wasmBench(set) {
       responseSchema: 'not' in s.schema ? { allOf: [s.schema], not: {} } : { ...s.schema, not: {} },
     }));
     interrupts.push({ id: 'boundary', reason: 'bench', responseSchema: { not: {} } });
-    interrupts.push({ id: 'probe', reason: 'bench', responseSchema: { type: 'object', properties: { x: { type: 'string' } }, required: ['x'] } });
-    const bytes = encodeEvents([runStarted('bench-validate', runId), runFinished('bench-validate', runId, { type: 'interrupt', interrupts })]);
+    interrupts.push({
+      id: 'probe',
+      reason: 'bench',
+      responseSchema: { type: 'object', properties: { x: { type: 'string' } }, required: ['x'] },
+    });
+    const bytes = encodeEvents([
+      runStarted('bench-validate', runId),
+      runFinished('bench-validate', runId, { type: 'interrupt', interrupts }),
+    ]);
     const fed = feedBytes(driver, runId, bytes);
     const ended = JSON.parse(driver.endOfStream(runId, ...nowArgs(core)));
     const changes = [...(fed.changes ?? []), ...(ended.changes ?? [])];
@@ -124,7 +139,8 @@ export async function wasmBench(set) {
     const probe = JSON.parse(driver.resolveInterrupt('probe', JSON.stringify({ x: 1 }), ...nowArgs(core)));
     const refusesNot = Boolean(JSON.parse(driver.resolveInterrupt('boundary', '{}', ...nowArgs(core))).error);
     const realValidator = Boolean(probe.error) && refusesNot;
-    if (!realValidator) return { realValidator, skipped: 'this module\'s validator accepts invalid payloads (the stub build)' };
+    if (!realValidator)
+      return { realValidator, skipped: "this module's validator accepts invalid payloads (the stub build)" };
     const cases = flatten(set).map((c) => ({ ...c, id: `v${set.indexOf(c.entry)}` }));
     // Every call must be refused (nothing changes); check once.
     for (const c of cases) {
@@ -137,12 +153,19 @@ export async function wasmBench(set) {
     const boundary = (c) => (sink += driver.resolveInterrupt('boundary', c.text, ...now).length);
     // Interleaved samples of the two, so the difference is taken under the same conditions.
     const pairs = [];
-    for (let i = 0; i < 7; i += 1) pairs.push([rate(cases, one, { samples: 1 }), rate(cases, boundary, { samples: 1 })]);
+    for (let i = 0; i < 7; i += 1)
+      pairs.push([rate(cases, one, { samples: 1 }), rate(cases, boundary, { samples: 1 })]);
     const all = median(pairs.map((p) => p[0]));
     const allBoundary = median(pairs.map((p) => p[1]));
     const usDiff = median(pairs.map(([a, b]) => 1e6 / a - 1e6 / b));
-    const valid = rate(cases.filter((c) => c.valid), one);
-    const invalid = rate(cases.filter((c) => !c.valid), one);
+    const valid = rate(
+      cases.filter((c) => c.valid),
+      one,
+    );
+    const invalid = rate(
+      cases.filter((c) => !c.valid),
+      one,
+    );
     const usPer = 1e6 / all;
     const usBoundary = 1e6 / allBoundary;
     return {
@@ -170,7 +193,12 @@ export function nativeBench(setFile) {
   try {
     bin = buildNativeBench('validate_native', { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (e) {
-    return { skipped: `the native build failed: ${String(e.stderr ?? e.message).split('\n').slice(0, 4).join(' | ')}` };
+    return {
+      skipped: `the native build failed: ${String(e.stderr ?? e.message)
+        .split('\n')
+        .slice(0, 4)
+        .join(' | ')}`,
+    };
   }
   const out = execFileSync(bin, [path.join(ROOT, setFile), '0.25', '5'], { encoding: 'utf8' });
   return { ...JSON.parse(out) };

@@ -24,9 +24,18 @@ const OUT = path.join(ROOT, 'tests/out/variants');
 const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
 
 const LINK = [
-  '--bind', '-sMODULARIZE=1', '-sEXPORT_ES6=1', '-sEXPORT_NAME=createAguiCore', '-sENVIRONMENT=web,worker',
-  '-sALLOW_MEMORY_GROWTH=1', '-sINITIAL_MEMORY=1MB', '-sFILESYSTEM=0', '-sDYNAMIC_EXECUTION=0', '-sTOTAL_STACK=256KB',
-  '-sINCOMING_MODULE_JS_API=[wasmBinary,locateFile,instantiateWasm,print,printErr]', '-sTEXTDECODER=2',
+  '--bind',
+  '-sMODULARIZE=1',
+  '-sEXPORT_ES6=1',
+  '-sEXPORT_NAME=createAguiCore',
+  '-sENVIRONMENT=web,worker',
+  '-sALLOW_MEMORY_GROWTH=1',
+  '-sINITIAL_MEMORY=1MB',
+  '-sFILESYSTEM=0',
+  '-sDYNAMIC_EXECUTION=0',
+  '-sTOTAL_STACK=256KB',
+  '-sINCOMING_MODULE_JS_API=[wasmBinary,locateFile,instantiateWasm,print,printErr]',
+  '-sTEXTDECODER=2',
 ];
 // OWN: the core instantiates libc++'s templates itself, as CMakeLists.txt builds it (the prebuilt libc++.a in
 // Debian's frozen cache has them unoptimised); 'shippedExtern' is the shipped flags without that.
@@ -39,8 +48,12 @@ const INLINE = '-finline-functions';
 const EH = '-fwasm-exceptions';
 const NO_EH = '-fignore-exceptions';
 const OBJECTS = {
-  shipped: ['-Oz', INLINE, '-flto', OWN, EH], shippedExtern: ['-Oz', INLINE, '-flto', EH], oz: ['-Oz', '-flto', OWN, EH],
-  os: ['-Os', '-flto', OWN, EH], osInline: ['-Os', INLINE, '-flto', OWN, EH], o2lto: ['-O2', '-flto', OWN, EH],
+  shipped: ['-Oz', INLINE, '-flto', OWN, EH],
+  shippedExtern: ['-Oz', INLINE, '-flto', EH],
+  oz: ['-Oz', '-flto', OWN, EH],
+  os: ['-Os', '-flto', OWN, EH],
+  osInline: ['-Os', INLINE, '-flto', OWN, EH],
+  o2lto: ['-O2', '-flto', OWN, EH],
   noEh: ['-Oz', INLINE, '-flto', OWN, NO_EH],
   bulk: ['-Oz', INLINE, '-flto', OWN, EH, '-mbulk-memory'],
 };
@@ -70,9 +83,11 @@ const newest = (files) => Math.max(...files.map((f) => fs.statSync(f).mtimeMs));
 
 async function pool(jobs, width = 2) {
   const queue = [...jobs];
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (queue.length) await queue.shift()();
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (queue.length) await queue.shift()();
+    }),
+  );
 }
 
 // Objects live in a folder named by their set and flags, so changing a set's flags rebuilds it.
@@ -82,7 +97,8 @@ const objDir = (set) =>
 async function build() {
   const nlohmann = path.join(OUT, 'nlohmann-only');
   fs.mkdirSync(nlohmann, { recursive: true });
-  if (!fs.existsSync(path.join(nlohmann, 'nlohmann'))) fs.symlinkSync('/usr/include/nlohmann', path.join(nlohmann, 'nlohmann'));
+  if (!fs.existsSync(path.join(nlohmann, 'nlohmann')))
+    fs.symlinkSync('/usr/include/nlohmann', path.join(nlohmann, 'nlohmann'));
   const srcs = sources();
   const headers = coreHeaders();
   const stamp = newest([...srcs, ...headers]);
@@ -94,7 +110,24 @@ async function build() {
     objects[set] = srcs.map((src) => {
       const obj = path.join(dir, `${path.basename(src, '.cpp')}.o`);
       if (!fs.existsSync(obj) || fs.statSync(obj).mtimeMs < stamp) {
-        jobs.push(() => run('em++', ['-std=c++20', '-DNDEBUG', ...flags, `-I${path.join(ROOT, 'wasm')}`, '-isystem', nlohmann, '-c', src, '-o', obj], { env }));
+        jobs.push(() =>
+          run(
+            'em++',
+            [
+              '-std=c++20',
+              '-DNDEBUG',
+              ...flags,
+              `-I${path.join(ROOT, 'wasm')}`,
+              '-isystem',
+              nlohmann,
+              '-c',
+              src,
+              '-o',
+              obj,
+            ],
+            { env },
+          ),
+        );
       }
       return obj;
     });
@@ -164,7 +197,15 @@ async function compare(reps) {
     const bytes = fs.readFileSync(path.join(dir, 'agui_core.wasm'));
     const core = await create({ wasmBinary: bytes });
     const registry = new core.Registry();
-    JSON.parse(registry.add(JSON.stringify({ name: 'noop', description: 'does nothing', parameters: { type: 'object', properties: { i: { type: 'integer' } } } })));
+    JSON.parse(
+      registry.add(
+        JSON.stringify({
+          name: 'noop',
+          description: 'does nothing',
+          parameters: { type: 'object', properties: { i: { type: 'integer' } } },
+        }),
+      ),
+    );
     loaded.push({ ...v, core, registry, bytes, stream: [], round: [] });
   }
   // Warm up (tier-up), then interleave.
@@ -199,14 +240,24 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   await build();
   const names = path.join(OUT, 'shipped-names/agui_core.wasm');
   const size = analyse(names);
-  console.log(`size attribution (${path.relative(ROOT, names)}, code section ${(size.sections.code / 1024).toFixed(1)} KB, data ${(size.sections.data / 1024).toFixed(1)} KB):`);
-  for (const [cat, c] of size.categories) console.log(`  ${(c.bytes / 1024).toFixed(1).padStart(7)} KB ${((100 * c.bytes) / size.sections.code).toFixed(1).padStart(5)}%  ${cat}`);
+  console.log(
+    `size attribution (${path.relative(ROOT, names)}, code section ${(size.sections.code / 1024).toFixed(1)} KB, data ${(size.sections.data / 1024).toFixed(1)} KB):`,
+  );
+  for (const [cat, c] of size.categories)
+    console.log(
+      `  ${(c.bytes / 1024).toFixed(1).padStart(7)} KB ${((100 * c.bytes) / size.sections.code).toFixed(1).padStart(5)}%  ${cat}`,
+    );
   if (process.argv.includes('--build-only')) process.exit(0);
   const reps = Number(process.argv.find((a) => a.startsWith('--reps='))?.slice(7) ?? 5);
   const rows = await compare(reps);
   console.log('core alone (raw Driver, JSON.parse of every step with its changes), medians, interleaved:');
   for (const r of rows) {
-    console.log(`  ${r.name.padEnd(26)} wasm ${(r.wasmBytes / 1024).toFixed(0).padStart(4)} KB (${(r.wasmGzip / 1024).toFixed(0)} KB gz)  22k stream ${r.stream22kMs.toFixed(0).padStart(5)} ms = ${Math.round(r.streamEventsPerSec).toLocaleString('en-US').padStart(7)} ev/s (${r.streamSpeedupVsShipped.toFixed(2)}x)  round ${r.roundUs.toFixed(0).padStart(4)} µs (${r.roundSpeedupVsShipped.toFixed(2)}x)`);
+    console.log(
+      `  ${r.name.padEnd(26)} wasm ${(r.wasmBytes / 1024).toFixed(0).padStart(4)} KB (${(r.wasmGzip / 1024).toFixed(0)} KB gz)  22k stream ${r.stream22kMs.toFixed(0).padStart(5)} ms = ${Math.round(r.streamEventsPerSec).toLocaleString('en-US').padStart(7)} ev/s (${r.streamSpeedupVsShipped.toFixed(2)}x)  round ${r.roundUs.toFixed(0).padStart(4)} µs (${r.roundSpeedupVsShipped.toFixed(2)}x)`,
+    );
   }
-  fs.writeFileSync(path.join(ROOT, 'tests/out/variants.json'), `${JSON.stringify({ when: new Date().toISOString(), rows, size: { sections: size.sections, categories: size.categories } }, null, 1)}\n`);
+  fs.writeFileSync(
+    path.join(ROOT, 'tests/out/variants.json'),
+    `${JSON.stringify({ when: new Date().toISOString(), rows, size: { sections: size.sections, categories: size.categories } }, null, 1)}\n`,
+  );
 }

@@ -14,14 +14,23 @@ function leb(bytes, pos) {
 }
 
 const CATEGORIES = [
-  ['std::regex (libc++)', /regex|__match_|__state<|__owns_|__bracket_exp|__node<char>|__loop<|__alternate|__empty_state|__l_anchor|__r_anchor|__back_ref|__word_boundary|__lookahead|__end_state|__begin_marked|__end_marked|__has_one_state|__match_char|__match_any|sub_match|match_results/],
-  ['schema validator (agui, json_schema*)', /agui::schema_detail|CompiledSchema|SchemaIssue|SchemaCompile|RegexEngine|agui::\(anonymous namespace\)::(Evaluator|Compiler)/],
+  [
+    'std::regex (libc++)',
+    /regex|__match_|__state<|__owns_|__bracket_exp|__node<char>|__loop<|__alternate|__empty_state|__l_anchor|__r_anchor|__back_ref|__word_boundary|__lookahead|__end_state|__begin_marked|__end_marked|__has_one_state|__match_char|__match_any|sub_match|match_results/,
+  ],
+  [
+    'schema validator (agui, json_schema*)',
+    /agui::schema_detail|CompiledSchema|SchemaIssue|SchemaCompile|RegexEngine|agui::\(anonymous namespace\)::(Evaluator|Compiler)/,
+  ],
   ['event reducer', /EventReducer|agui::Problem/],
   ['round driver', /RoundDriver|DriverOptions/],
   ['tool registry', /ToolRegistry|ToolSpec|agui::Tool\b/],
   ['thread', /agui::Thread|ChangeLog|merge_metadata/],
   ['SSE parser', /SseParser|SseEvent/],
-  ['bindings (agui_bindings.cpp)', /\(anonymous namespace\)::(Registry|Driver)|guarded|error_text|status_json|error_codes/],
+  [
+    'bindings (agui_bindings.cpp)',
+    /\(anonymous namespace\)::(Registry|Driver)|guarded|error_text|status_json|error_codes/,
+  ],
   ['embind runtime', /emscripten::|_embind_|embind/],
   ['nlohmann_json', /nlohmann/],
   ['libc++ (other std::)', /std::|__cxa|__cxxabiv1|operator new|operator delete/],
@@ -111,7 +120,25 @@ export function analyse(file) {
         p += len;
       }
     }
-    const key = id === 0 ? `custom:${name}` : ['custom', 'type', 'import', 'function', 'table', 'memory', 'global', 'export', 'start', 'element', 'code', 'data', 'datacount', 'tag'][id] ?? String(id);
+    const key =
+      id === 0
+        ? `custom:${name}`
+        : ([
+            'custom',
+            'type',
+            'import',
+            'function',
+            'table',
+            'memory',
+            'global',
+            'export',
+            'start',
+            'element',
+            'code',
+            'data',
+            'datacount',
+            'tag',
+          ][id] ?? String(id));
     sections[key] = (sections[key] ?? 0) + size;
     pos = end;
   }
@@ -125,14 +152,27 @@ export function analyse(file) {
     byCategory.set(cat, c);
   }
   functions.sort((a, b) => b.size - a.size);
-  return { total: bytes.length, sections, named: names.size > 0, categories: [...byCategory.entries()].sort((a, b) => b[1].bytes - a[1].bytes), largest: functions };
+  return {
+    total: bytes.length,
+    sections,
+    named: names.size > 0,
+    categories: [...byCategory.entries()].sort((a, b) => b[1].bytes - a[1].bytes),
+    largest: functions,
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { total, sections, named, categories, largest } = analyse(process.argv[2]);
   const n = Number(process.argv[3] ?? 25);
-  console.log(`${process.argv[2]}: ${total} bytes; sections: ${Object.entries(sections).map(([k, v]) => `${k} ${v}`).join(', ')}${named ? '' : ' (no name section: link with --profiling-funcs)'}`);
-  for (const [cat, c] of categories) console.log(`${(c.bytes / 1024).toFixed(1).padStart(8)} KB ${((100 * c.bytes) / sections.code).toFixed(1).padStart(5)}% of code  ${String(c.functions).padStart(5)} fns  ${cat}`);
+  console.log(
+    `${process.argv[2]}: ${total} bytes; sections: ${Object.entries(sections)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}${named ? '' : ' (no name section: link with --profiling-funcs)'}`,
+  );
+  for (const [cat, c] of categories)
+    console.log(
+      `${(c.bytes / 1024).toFixed(1).padStart(8)} KB ${((100 * c.bytes) / sections.code).toFixed(1).padStart(5)}% of code  ${String(c.functions).padStart(5)} fns  ${cat}`,
+    );
   console.log('largest functions:');
   for (const f of largest.slice(0, n)) console.log(`${String(f.size).padStart(8)}  ${f.name.slice(0, 150)}`);
 }

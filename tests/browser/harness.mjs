@@ -76,7 +76,8 @@ async function announceOnce() {
   console.log(`# screenshots: ${SCREENSHOT_DIR}`);
   // A new run: forget the markers and failure pictures of earlier runs.
   for (const name of await readdir(SCREENSHOT_DIR)) {
-    const stale = (name.startsWith('.announced-') && name !== `.announced-${process.ppid}`) || name.startsWith('FAILED-');
+    const stale =
+      (name.startsWith('.announced-') && name !== `.announced-${process.ppid}`) || name.startsWith('FAILED-');
     if (stale) await rm(join(SCREENSHOT_DIR, name), { force: true });
   }
 }
@@ -130,7 +131,9 @@ export async function turnEnded(page, reason, timeout = 30000) {
 /** The text of the last assistant bubble in the visible thread. */
 export function lastAssistantText(page) {
   return page.evaluate(() => {
-    const bubbles = [...document.querySelectorAll('.conversation:not([hidden]) .msg-assistant .bubble')].filter((b) => b.textContent);
+    const bubbles = [...document.querySelectorAll('.conversation:not([hidden]) .msg-assistant .bubble')].filter(
+      (b) => b.textContent,
+    );
     return bubbles.at(-1)?.textContent ?? '';
   });
 }
@@ -138,10 +141,7 @@ export function lastAssistantText(page) {
 export async function setTool(page, name, enabled) {
   const box = page.locator(`#tool-toggle-${name}`);
   if ((await box.isChecked()) !== enabled) await box.click();
-  await page.waitForFunction(
-    ([n, on]) => document.querySelector(`#tool-toggle-${n}`)?.checked === on,
-    [name, enabled],
-  );
+  await page.waitForFunction(([n, on]) => document.querySelector(`#tool-toggle-${n}`)?.checked === on, [name, enabled]);
 }
 
 /** Every tool card in the visible thread with its state. */

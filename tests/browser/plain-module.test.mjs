@@ -45,28 +45,35 @@ const page = `<!doctype html><meta charset="utf-8"><title>plain module</title>
   }
 </script>`;
 
-test('a plain <script type="module"> imports the package and runs a client-tool turn', { timeout: 60_000 }, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'agui-plain-'));
-  after(() => rm(dir, { recursive: true, force: true }));
-  await writeFile(join(dir, 'plain.html'), page);
-  const server = await startDemoServer({ port: 0, staticRoot: [dir, join(root, 'js-shim')], delayMs: 0 });
-  after(() => server.close());
-  const browser = await launchChromium();
-  after(() => browser.close());
-  const context = await browser.newContext({ permissions: ['geolocation'], geolocation: { latitude: 30.27, longitude: -97.74 } });
-  const tab = await context.newPage();
-  const fetched = [];
-  tab.on('request', (r) => fetched.push(new URL(r.url()).pathname));
-  await tab.goto(`${server.url}/plain.html`);
-  await tab.waitForFunction(() => window.outcome !== undefined, null, { timeout: 30_000 });
-  const outcome = await tab.evaluate(() => window.outcome);
-  assert.equal(outcome.error, undefined, outcome.error);
-  assert.equal(outcome.result.reason, 'done');
-  assert.deepEqual(outcome.tools, ['get_current_location']);
-  assert.match(outcome.text, /30\.27/, 'the agent used the coordinates the browser gave');
-  assert.ok(fetched.includes('/dist/agui_core.wasm'), 'the core fetched its .wasm beside the module');
-  // \p{L} and lookbehind compile; "\-" is an invalid escape with "u", in Chromium's words.
-  assert.deepEqual(outcome.registered, ['get_current_location', 'greet']);
-  assert.equal(outcome.refused?.code, 'invalid_schema');
-  assert.match(outcome.refused.message, /pattern '\\-' is not a valid regular expression: Invalid escape/);
-});
+test(
+  'a plain <script type="module"> imports the package and runs a client-tool turn',
+  { timeout: 60_000 },
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agui-plain-'));
+    after(() => rm(dir, { recursive: true, force: true }));
+    await writeFile(join(dir, 'plain.html'), page);
+    const server = await startDemoServer({ port: 0, staticRoot: [dir, join(root, 'js-shim')], delayMs: 0 });
+    after(() => server.close());
+    const browser = await launchChromium();
+    after(() => browser.close());
+    const context = await browser.newContext({
+      permissions: ['geolocation'],
+      geolocation: { latitude: 30.27, longitude: -97.74 },
+    });
+    const tab = await context.newPage();
+    const fetched = [];
+    tab.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+    await tab.goto(`${server.url}/plain.html`);
+    await tab.waitForFunction(() => window.outcome !== undefined, null, { timeout: 30_000 });
+    const outcome = await tab.evaluate(() => window.outcome);
+    assert.equal(outcome.error, undefined, outcome.error);
+    assert.equal(outcome.result.reason, 'done');
+    assert.deepEqual(outcome.tools, ['get_current_location']);
+    assert.match(outcome.text, /30\.27/, 'the agent used the coordinates the browser gave');
+    assert.ok(fetched.includes('/dist/agui_core.wasm'), 'the core fetched its .wasm beside the module');
+    // \p{L} and lookbehind compile; "\-" is an invalid escape with "u", in Chromium's words.
+    assert.deepEqual(outcome.registered, ['get_current_location', 'greet']);
+    assert.equal(outcome.refused?.code, 'invalid_schema');
+    assert.match(outcome.refused.message, /pattern '\\-' is not a valid regular expression: Invalid escape/);
+  },
+);

@@ -19,7 +19,10 @@ test('a Vite build ships the .wasm and the built app runs a turn', { timeout: 12
   // The app depends on the package by name, as from npm.
   await mkdir(join(app, 'node_modules'), { recursive: true });
   await symlink(join(root, 'js-shim'), join(app, 'node_modules', 'agui-client-tools'), 'dir');
-  await writeFile(join(app, 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="/main.js"></script>');
+  await writeFile(
+    join(app, 'index.html'),
+    '<!doctype html><meta charset="utf-8"><script type="module" src="/main.js"></script>',
+  );
   await writeFile(
     join(app, 'main.js'),
     `import { createRuntime } from 'agui-client-tools';

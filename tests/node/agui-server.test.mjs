@@ -12,23 +12,46 @@ import { startAguiServer, CUT_PARTIAL } from '../support/agui-server.mjs';
 import { validateCorpus, corpusNames, loadCorpus, CORPUS_DIR } from '../support/validate-corpus.mjs';
 import { referenceApply, encodeSse } from '../support/reference-apply.mjs';
 import fs from 'node:fs';
-import { scenarios, TOOL_SCHEMAS, TEXT_REPLY, SLOW_DELTAS, SSE_VARIANTS_TEXT, INTERRUPT_RESPONSE_SCHEMA, replies }
-  from '../support/scenarios.mjs';
+import {
+  scenarios,
+  TOOL_SCHEMAS,
+  TEXT_REPLY,
+  SLOW_DELTAS,
+  SSE_VARIANTS_TEXT,
+  INTERRUPT_RESPONSE_SCHEMA,
+  replies,
+} from '../support/scenarios.mjs';
 
 const server = await startAguiServer({ defaultScenario: 'text' });
 after(() => server.close());
 
-const ALL_TOOLS = Object.entries(TOOL_SCHEMAS).map(([name, parameters]) => ({ name, description: `the ${name} tool`, parameters }));
+const ALL_TOOLS = Object.entries(TOOL_SCHEMAS).map(([name, parameters]) => ({
+  name,
+  description: `the ${name} tool`,
+  parameters,
+}));
 let threads = 0;
 function newInput(extra = {}) {
   const t = ++threads;
-  return { threadId: `thread-${t}`, runId: `run-${t}-1`, messages: [{ id: `user-${t}`, role: 'user', content: 'hi' }],
-    tools: ALL_TOOLS, context: [], state: {}, forwardedProps: {}, ...extra };
+  return {
+    threadId: `thread-${t}`,
+    runId: `run-${t}-1`,
+    messages: [{ id: `user-${t}`, role: 'user', content: 'hi' }],
+    tools: ALL_TOOLS,
+    context: [],
+    state: {},
+    forwardedProps: {},
+    ...extra,
+  };
 }
 
 function post(url, input, init = {}) {
-  return fetch(url, { method: 'POST', body: typeof input === 'string' ? input : JSON.stringify(input), ...init,
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...init.headers } });
+  return fetch(url, {
+    method: 'POST',
+    body: typeof input === 'string' ? input : JSON.stringify(input),
+    ...init,
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...init.headers },
+  });
 }
 
 // SSE per the WHATWG spec, small: lines end in CRLF, LF or CR; data lines join
@@ -42,7 +65,11 @@ async function readSse(response, onEvent = () => {}) {
     if (l === '') {
       if (data !== null) {
         let parsed;
-        try { parsed = JSON.parse(data); } catch { parsed = { invalidJson: data }; }
+        try {
+          parsed = JSON.parse(data);
+        } catch {
+          parsed = { invalidJson: data };
+        }
         events.push(parsed);
         onEvent(parsed, events);
       }
@@ -84,8 +111,11 @@ function assertValid(events, { framed = true, input } = {}) {
   assert.ok(['RUN_FINISHED', 'RUN_ERROR'].includes(events.at(-1).type), `last event ${events.at(-1).type}`);
 }
 
-const textOf = (events) => events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT' || e.type === 'TEXT_MESSAGE_CHUNK')
-  .map((e) => e.delta ?? '').join('');
+const textOf = (events) =>
+  events
+    .filter((e) => e.type === 'TEXT_MESSAGE_CONTENT' || e.type === 'TEXT_MESSAGE_CHUNK')
+    .map((e) => e.delta ?? '')
+    .join('');
 
 // The client's side of the tool loop, reduced to what follow-up inputs need:
 // assistant messages with their tool calls, plus server-sent tool results.
@@ -94,9 +124,11 @@ function threadFrom(events) {
   const byId = new Map();
   const calls = new Map();
   let lastText, lastCall;
-  const assistant = (id) => byId.get(id) ?? (byId.set(id, { id, role: 'assistant' }), messages.push(byId.get(id)), byId.get(id));
+  const assistant = (id) =>
+    byId.get(id) ?? (byId.set(id, { id, role: 'assistant' }), messages.push(byId.get(id)), byId.get(id));
   for (const e of events) {
-    if (e.type === 'TEXT_MESSAGE_START' || (e.type === 'TEXT_MESSAGE_CHUNK' && e.messageId)) lastText = assistant(e.messageId);
+    if (e.type === 'TEXT_MESSAGE_START' || (e.type === 'TEXT_MESSAGE_CHUNK' && e.messageId))
+      lastText = assistant(e.messageId);
     if ((e.type === 'TEXT_MESSAGE_CONTENT' || e.type === 'TEXT_MESSAGE_CHUNK') && e.delta) {
       const m = e.messageId ? byId.get(e.messageId) : lastText;
       m.content = (m.content ?? '') + e.delta;
@@ -110,7 +142,8 @@ function threadFrom(events) {
     if ((e.type === 'TOOL_CALL_ARGS' || e.type === 'TOOL_CALL_CHUNK') && e.delta) {
       (e.toolCallId ? calls.get(e.toolCallId) : lastCall).function.arguments += e.delta;
     }
-    if (e.type === 'TOOL_CALL_RESULT') messages.push({ id: e.messageId, role: 'tool', toolCallId: e.toolCallId, content: e.content });
+    if (e.type === 'TOOL_CALL_RESULT')
+      messages.push({ id: e.messageId, role: 'tool', toolCallId: e.toolCallId, content: e.content });
   }
   const answered = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
   return { messages, pending: [...calls.values()].filter((c) => !answered.has(c.id)) };
@@ -125,13 +158,24 @@ async function converse(name, input, answer, { maxRuns = 6, extra } = {}) {
     runs.push({ input, events });
     const { messages, pending } = threadFrom(events);
     if (!pending.length || events.at(-1).type === 'RUN_ERROR') break;
-    const results = pending.map((c, k) => ({ id: `tool-${input.runId}-${k}`, role: 'tool', toolCallId: c.id, ...answer(c) }));
-    input = { ...input, runId: `${input.threadId}-run-${i + 1}`, messages: [...input.messages, ...messages, ...results], ...extra };
+    const results = pending.map((c, k) => ({
+      id: `tool-${input.runId}-${k}`,
+      role: 'tool',
+      toolCallId: c.id,
+      ...answer(c),
+    }));
+    input = {
+      ...input,
+      runId: `${input.threadId}-run-${i + 1}`,
+      messages: [...input.messages, ...messages, ...results],
+      ...extra,
+    };
   }
   return runs;
 }
 
-const callsIn = (events) => threadFrom(events).pending.map((c) => ({ name: c.function.name, args: JSON.parse(c.function.arguments), id: c.id }));
+const callsIn = (events) =>
+  threadFrom(events).pending.map((c) => ({ name: c.function.name, args: JSON.parse(c.function.arguments), id: c.id }));
 
 test('text: streamed deltas, framing, request recorded', async () => {
   const input = newInput();
@@ -161,8 +205,12 @@ test('chunked delivery splits bytes, not meaning', async () => {
   }
   // The pieces really arrive as separate reads (loopback would otherwise coalesce them).
   const res = await post(server.url('text', { chunked: 3 }), newInput());
-  let reads = 0, bytes = 0;
-  for await (const c of res.body) { reads++; bytes += c.length; }
+  let reads = 0,
+    bytes = 0;
+  for await (const c of res.body) {
+    reads++;
+    bytes += c.length;
+  }
   assert.ok(reads >= bytes / 6, `${reads} reads for ${bytes} bytes`);
 });
 
@@ -184,16 +232,30 @@ test('one_tool_chunks: the same call made of TOOL_CALL_CHUNK / TEXT_MESSAGE_CHUN
   const runs = await converse('one_tool_chunks', newInput(), () => ({ content: 'rain' }));
   const types = new Set(runs[0].events.map((e) => e.type));
   assert.ok(types.has('TOOL_CALL_CHUNK') && types.has('TEXT_MESSAGE_CHUNK') && !types.has('TOOL_CALL_START'));
-  assert.ok(runs[0].events.some((e) => e.type === 'TOOL_CALL_CHUNK' && !e.toolCallId), 'a continuation chunk has no id');
-  assert.deepEqual(callsIn(runs[0].events).map((c) => c.args), [{ city: 'Paris' }]);
+  assert.ok(
+    runs[0].events.some((e) => e.type === 'TOOL_CALL_CHUNK' && !e.toolCallId),
+    'a continuation chunk has no id',
+  );
+  assert.deepEqual(
+    callsIn(runs[0].events).map((c) => c.args),
+    [{ city: 'Paris' }],
+  );
   assert.equal(textOf(runs[1].events), replies.weather({ content: 'rain' }));
 });
 
 test('multi_round: get_location, get_weather, then text (3 runs)', async () => {
-  const runs = await converse('multi_round', newInput(), (c) => ({ content: c.function.name === 'get_location' ? 'Paris' : 'mild' }));
+  const runs = await converse('multi_round', newInput(), (c) => ({
+    content: c.function.name === 'get_location' ? 'Paris' : 'mild',
+  }));
   assert.equal(runs.length, 3);
-  assert.deepEqual(callsIn(runs[0].events).map((c) => [c.name, c.args]), [['get_location', { precision: 'city' }]]);
-  assert.deepEqual(callsIn(runs[1].events).map((c) => [c.name, c.args]), [['get_weather', { city: 'Paris' }]]);
+  assert.deepEqual(
+    callsIn(runs[0].events).map((c) => [c.name, c.args]),
+    [['get_location', { precision: 'city' }]],
+  );
+  assert.deepEqual(
+    callsIn(runs[1].events).map((c) => [c.name, c.args]),
+    [['get_weather', { city: 'Paris' }]],
+  );
   assert.equal(textOf(runs[2].events), replies.multiRound({ content: 'Paris' }, { content: 'mild' }));
 });
 
@@ -201,8 +263,14 @@ test('parallel: three interleaved calls in one run, answered in call order', asy
   const runs = await converse('parallel', newInput(), (c) => ({ content: `r:${c.function.arguments}` }));
   assert.equal(runs.length, 2);
   const calls = callsIn(runs[0].events);
-  assert.deepEqual(calls.map((c) => [c.name, c.args]),
-    [['get_weather', { city: 'Paris' }], ['get_weather', { city: 'Tokyo' }], ['get_time', { timezone: 'Asia/Tokyo' }]]);
+  assert.deepEqual(
+    calls.map((c) => [c.name, c.args]),
+    [
+      ['get_weather', { city: 'Paris' }],
+      ['get_weather', { city: 'Tokyo' }],
+      ['get_time', { timezone: 'Asia/Tokyo' }],
+    ],
+  );
   assert.equal(new Set(calls.map((c) => c.id)).size, 3);
   const order = runs[0].events.filter((e) => e.type.startsWith('TOOL_CALL')).map((e) => e.type);
   assert.notDeepEqual(order.slice(0, 3), ['TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_ARGS'], 'interleaved');
@@ -212,7 +280,10 @@ test('parallel: three interleaved calls in one run, answered in call order', asy
 test('pending_ids / pending_unknown: outcome.pendingToolCallIds', async () => {
   const runs = await converse('pending_ids', newInput(), (c) => ({ content: JSON.parse(c.function.arguments).city }));
   const fin = runs[0].events.at(-1);
-  assert.deepEqual(fin.outcome.pendingToolCallIds, callsIn(runs[0].events).map((c) => c.id));
+  assert.deepEqual(
+    fin.outcome.pendingToolCallIds,
+    callsIn(runs[0].events).map((c) => c.id),
+  );
   assert.equal(textOf(runs[1].events), 'Paris: Paris; Berlin: Berlin');
   const u = await converse('pending_unknown', newInput(), () => ({ content: 'ok' }));
   const ids = u[0].events.at(-1).outcome.pendingToolCallIds;
@@ -225,7 +296,10 @@ test('pending_ids / pending_unknown: outcome.pendingToolCallIds', async () => {
 
 test('loop_forever varies its arguments; loop_same_args repeats them', async () => {
   const a = await converse('loop_forever', newInput(), () => ({ content: 'again' }), { maxRuns: 4 });
-  assert.deepEqual(a.map((r) => callsIn(r.events)[0].args.attempt), [1, 2, 3, 4]);
+  assert.deepEqual(
+    a.map((r) => callsIn(r.events)[0].args.attempt),
+    [1, 2, 3, 4],
+  );
   const b = await converse('loop_same_args', newInput(), () => ({ content: 'again' }), { maxRuns: 4 });
   const calls = b.map((r) => callsIn(r.events)[0]);
   assert.ok(calls.every((c) => JSON.stringify(c.args) === '{"city":"Paris"}'));
@@ -233,10 +307,16 @@ test('loop_forever varies its arguments; loop_same_args repeats them', async () 
 });
 
 test('approval: delete_file {"path":"/tmp/x"}; the reply names the outcome', async () => {
-  for (const [result, status] of [[{ content: 'deleted' }, 'approved'], [{ content: '', error: 'rejected by the user' }, 'rejected'],
-    [{ content: '', error: 'EACCES' }, 'error']]) {
+  for (const [result, status] of [
+    [{ content: 'deleted' }, 'approved'],
+    [{ content: '', error: 'rejected by the user' }, 'rejected'],
+    [{ content: '', error: 'EACCES' }, 'error'],
+  ]) {
     const runs = await converse('approval', newInput(), () => result);
-    assert.deepEqual(callsIn(runs[0].events).map((c) => [c.name, c.args]), [['delete_file', { path: '/tmp/x' }]]);
+    assert.deepEqual(
+      callsIn(runs[0].events).map((c) => [c.name, c.args]),
+      [['delete_file', { path: '/tmp/x' }]],
+    );
     assert.equal(textOf(runs[1].events), replies.approval(result));
     assert.match(textOf(runs[1].events), new RegExp(`^delete_file ${status}`));
   }
@@ -247,29 +327,55 @@ test('interrupt: int-1 with responseSchema, answered by resume', async () => {
   const first = await runOnce('interrupt', input);
   assertValid(first, { input });
   const [int] = first.at(-1).outcome.interrupts;
-  assert.deepEqual(int, { id: 'int-1', reason: 'confirmation', message: 'Delete every file in /tmp/x?', responseSchema: INTERRUPT_RESPONSE_SCHEMA });
+  assert.deepEqual(int, {
+    id: 'int-1',
+    reason: 'confirmation',
+    message: 'Delete every file in /tmp/x?',
+    responseSchema: INTERRUPT_RESPONSE_SCHEMA,
+  });
   const next = { ...input, runId: 'r2', messages: [...input.messages, ...threadFrom(first).messages] };
   const missing = await runOnce('interrupt', next);
-  assert.deepEqual(missing.at(-1), { type: 'RUN_ERROR', message: 'interrupt int-1 not answered', code: 'interrupt_unanswered' });
+  assert.deepEqual(missing.at(-1), {
+    type: 'RUN_ERROR',
+    message: 'interrupt int-1 not answered',
+    code: 'interrupt_unanswered',
+  });
   const resume = [{ interruptId: 'int-1', status: 'resolved', payload: { confirm: true } }];
   const ok = await runOnce('interrupt', { ...next, runId: 'r3', resume });
   assert.equal(textOf(ok), 'Interrupt int-1 resolved with {"confirm":true}.');
   // A stale resume is an error; a new turn raises int-2.
   assert.equal((await runOnce('interrupt', { ...next, runId: 'r4', resume })).at(-1).code, 'unknown_interrupt');
   assert.equal((await runOnce('interrupt', { ...next, runId: 'r5' })).at(-1).outcome.interrupts[0].id, 'int-2');
-  const cancel = await runOnce('interrupt', { ...next, runId: 'r6', resume: [{ interruptId: 'int-2', status: 'cancelled' }] });
+  const cancel = await runOnce('interrupt', {
+    ...next,
+    runId: 'r6',
+    resume: [{ interruptId: 'int-2', status: 'cancelled' }],
+  });
   assert.equal(textOf(cancel), 'Interrupt int-2 cancelled.');
 });
 
 test('disabled_tool calls read_clipboard though it was never advertised', async () => {
-  const runs = await converse('disabled_tool', newInput({ tools: [] }), () => ({ content: '', error: 'tool read_clipboard is disabled' }));
-  assert.deepEqual(callsIn(runs[0].events).map((c) => [c.name, c.args]), [['read_clipboard', {}]]);
-  assert.equal(textOf(runs[1].events), 'read_clipboard (advertised: no) answered:  (error: tool read_clipboard is disabled)');
+  const runs = await converse('disabled_tool', newInput({ tools: [] }), () => ({
+    content: '',
+    error: 'tool read_clipboard is disabled',
+  }));
+  assert.deepEqual(
+    callsIn(runs[0].events).map((c) => [c.name, c.args]),
+    [['read_clipboard', {}]],
+  );
+  assert.equal(
+    textOf(runs[1].events),
+    'read_clipboard (advertised: no) answered:  (error: tool read_clipboard is disabled)',
+  );
 });
 
 test('server_tool, snapshot_replay, state_counter', async () => {
   const s = await converse('server_tool', newInput(), () => ({ content: 'warm' }));
-  assert.deepEqual(callsIn(s[0].events).map((c) => c.name), ['get_weather'], 'search_docs was answered in-stream');
+  assert.deepEqual(
+    callsIn(s[0].events).map((c) => c.name),
+    ['get_weather'],
+    'search_docs was answered in-stream',
+  );
   assert.equal(textOf(s[1].events), 'Docs: AG-UI is an event protocol.. Weather: warm.');
   const r = await converse('snapshot_replay', newInput(), () => ({ content: 'cold' }));
   const snap = r[1].events.find((e) => e.type === 'MESSAGES_SNAPSHOT');
@@ -285,10 +391,16 @@ test('server_tool, snapshot_replay, state_counter', async () => {
 test('thread checks: unanswered, duplicate and orphan tool results end in RUN_ERROR', async () => {
   const call = { id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{}' } };
   const base = newInput();
-  const withMessages = (...m) => ({ ...base, messages: [...base.messages, { id: 'a1', role: 'assistant', toolCalls: [call] }, ...m] });
+  const withMessages = (...m) => ({
+    ...base,
+    messages: [...base.messages, { id: 'a1', role: 'assistant', toolCalls: [call] }, ...m],
+  });
   const tool = (id, toolCallId = 'c1') => ({ id, role: 'tool', toolCallId, content: 'x' });
-  for (const [input, code] of [[withMessages(), 'unanswered_tool_call'], [withMessages(tool('t1'), tool('t2')), 'duplicate_tool_result'],
-    [withMessages(tool('t1'), tool('t2', 'nope')), 'orphan_tool_result']]) {
+  for (const [input, code] of [
+    [withMessages(), 'unanswered_tool_call'],
+    [withMessages(tool('t1'), tool('t2')), 'duplicate_tool_result'],
+    [withMessages(tool('t1'), tool('t2', 'nope')), 'orphan_tool_result'],
+  ]) {
     const events = await runOnce('text', input);
     assertValid(events, { input });
     assert.equal(events.length, 2);
@@ -305,7 +417,10 @@ test('HTTP-level answers: 400, 422, 404, 405, CORS preflight', async () => {
   assert.deepEqual(server.requests.at(-1).inputIssues.length > 0, true);
   assert.equal((await post(server.url('no_such'), newInput())).status, 404);
   assert.equal((await fetch(server.url('text'))).status, 405);
-  const pre = await fetch(server.url('text'), { method: 'OPTIONS', headers: { 'access-control-request-headers': 'content-type' } });
+  const pre = await fetch(server.url('text'), {
+    method: 'OPTIONS',
+    headers: { 'access-control-request-headers': 'content-type' },
+  });
   assert.equal(pre.status, 204);
   assert.equal(pre.headers.get('access-control-allow-origin'), '*');
   assert.equal(server.requests.length, count + 3, 'POSTs are recorded; the GET and the preflight are not');
@@ -324,7 +439,9 @@ test('truncated: events, a partial event, then a dead socket (not counted as an 
   const before = server.aborted;
   const res = await post(server.url('truncated'), newInput());
   const bytes = [];
-  await assert.rejects(async () => { for await (const c of res.body) bytes.push(Buffer.from(c)); });
+  await assert.rejects(async () => {
+    for await (const c of res.body) bytes.push(Buffer.from(c));
+  });
   const text = Buffer.concat(bytes).toString();
   assert.ok(text.endsWith(CUT_PARTIAL), text);
   assert.match(text, /"delta":"off mid-"/);
@@ -338,7 +455,10 @@ test('stall keeps the response open until the client aborts; the abort is counte
   const seen = [];
   const reading = readSse(res, (e) => seen.push(e)).catch((err) => err);
   await new Promise((r) => setTimeout(r, 200));
-  assert.deepEqual(seen.map((e) => e.type), ['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT']);
+  assert.deepEqual(
+    seen.map((e) => e.type),
+    ['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT'],
+  );
   ctl.abort();
   assert.equal((await reading).name, 'AbortError');
   await server.waitForAborts(before + 1);
@@ -349,7 +469,9 @@ test('slow: aborting mid-stream stops the server writing', async () => {
   const before = server.aborted;
   const ctl = new AbortController();
   const res = await post(server.url('slow'), newInput(), { signal: ctl.signal });
-  const err = await readSse(res, (e, all) => { if (all.length === 4) ctl.abort(); }).catch((x) => x);
+  const err = await readSse(res, (e, all) => {
+    if (all.length === 4) ctl.abort();
+  }).catch((x) => x);
   assert.equal(err.name, 'AbortError');
   await server.waitForAborts(before + 1);
   const rec = server.requests.at(-1);
@@ -383,16 +505,23 @@ test('every_event: every AG-UI 1.0 event type but RUN_ERROR, all valid', async (
   const frozen = loadCorpus('every_event');
   let n = 0;
   const ids = { threadId: frozen.input.threadId, runId: frozen.input.runId };
-  const api = { id: (p) => `${p}-${++n}`, runStarted: (x) => ({ type: 'RUN_STARTED', ...ids, ...x }),
-    runFinished: (x) => ({ type: 'RUN_FINISHED', ...ids, ...x }) };
+  const api = {
+    id: (p) => `${p}-${++n}`,
+    runStarted: (x) => ({ type: 'RUN_STARTED', ...ids, ...x }),
+    runFinished: (x) => ({ type: 'RUN_FINISHED', ...ids, ...x }),
+  };
   const replay = [];
   for await (const e of scenarios.every_event(frozen.events[0].input, api)) replay.push(e);
   assert.deepEqual(replay, frozen.events, 'fixtures/streams/every_event.json drifted from the scenario');
 });
 
 test('@ag-ui/client HttpAgent consumes the scenarios', async () => {
-  const agent = (name) => new HttpAgent({ url: server.url(name), threadId: `ref-${name}-${++threads}`,
-    initialMessages: [{ id: `u-${threads}`, role: 'user', content: 'hi' }] });
+  const agent = (name) =>
+    new HttpAgent({
+      url: server.url(name),
+      threadId: `ref-${name}-${++threads}`,
+      initialMessages: [{ id: `u-${threads}`, role: 'user', content: 'hi' }],
+    });
   const t = agent('text');
   await t.runAgent({ tools: ALL_TOOLS });
   assert.equal(t.messages.at(-1).content, TEXT_REPLY);
@@ -408,7 +537,10 @@ test('@ag-ui/client HttpAgent consumes the scenarios', async () => {
   const i = agent('interrupt');
   await i.runAgent({ tools: ALL_TOOLS });
   assert.equal(i.pendingInterrupts[0].id, 'int-1');
-  await i.runAgent({ tools: ALL_TOOLS, resume: [{ interruptId: 'int-1', status: 'resolved', payload: { confirm: false } }] });
+  await i.runAgent({
+    tools: ALL_TOOLS,
+    resume: [{ interruptId: 'int-1', status: 'resolved', payload: { confirm: false } }],
+  });
   assert.equal(i.messages.at(-1).content, 'Interrupt int-1 resolved with {"confirm":false}.');
 
   const all = agent('every_event');
@@ -422,7 +554,11 @@ test('stream corpus: valid, and its .expected.json / .sse match @ag-ui/client an
   for (const name of corpusNames()) {
     const doc = loadCorpus(name);
     const expected = JSON.parse(fs.readFileSync(`${CORPUS_DIR}/${name}.expected.json`, 'utf8'));
-    assert.deepEqual(await referenceApply(doc), expected, `${name}.expected.json is stale: node support/reference-apply.mjs --write`);
+    assert.deepEqual(
+      await referenceApply(doc),
+      expected,
+      `${name}.expected.json is stale: node support/reference-apply.mjs --write`,
+    );
     const sse = fs.readFileSync(`${CORPUS_DIR}/${name}.sse`, 'utf8');
     assert.equal(sse, encodeSse(doc.events), `${name}.sse is stale`);
     assert.deepEqual(await readSse(new Response(sse)), doc.events, `${name}.sse parses back to its events`);

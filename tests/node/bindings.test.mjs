@@ -12,7 +12,9 @@ const kinds = (step) => (step.changes ?? []).map((c) => c.kind);
 
 function opened() {
   const registry = new core.Registry();
-  JSON.parse(registry.add(JSON.stringify({ name: 'noop', description: 'does nothing', parameters: { type: 'object' } })));
+  JSON.parse(
+    registry.add(JSON.stringify({ name: 'noop', description: 'does nothing', parameters: { type: 'object' } })),
+  );
   const driver = new core.Driver(registry, 't1');
   assert.equal(JSON.parse(driver.open(JSON.stringify({ options: {} }), Date.now())).ok, true);
   return { registry, driver, close: () => (driver.delete(), registry.delete()) };
@@ -27,14 +29,25 @@ test('a step carries the changes it made, and nothing is left behind for takeCha
   assert.equal(driver.takeChanges(), '[]');
 
   const runId = sent.run.runId;
-  const fed = feedBytes(driver, runId, sse(
-    { type: 'RUN_STARTED', threadId: 't1', runId },
-    { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'noop' },
-    { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{}' },
-    { type: 'TOOL_CALL_END', toolCallId: 'c1' },
-    { type: 'RUN_FINISHED', threadId: 't1', runId },
-  ));
-  assert.deepEqual(kinds(fed), ['run_started', 'message_added', 'tool_call_added', 'tool_call_args', 'tool_call_ended', 'run_finished']);
+  const fed = feedBytes(
+    driver,
+    runId,
+    sse(
+      { type: 'RUN_STARTED', threadId: 't1', runId },
+      { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'noop' },
+      { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{}' },
+      { type: 'TOOL_CALL_END', toolCallId: 'c1' },
+      { type: 'RUN_FINISHED', threadId: 't1', runId },
+    ),
+  );
+  assert.deepEqual(kinds(fed), [
+    'run_started',
+    'message_added',
+    'tool_call_added',
+    'tool_call_args',
+    'tool_call_ended',
+    'run_finished',
+  ]);
   assert.deepEqual(Object.keys(fed), ['changes'], 'a feed step says nothing else');
 
   const ended = JSON.parse(driver.endOfStream(runId, Date.now()));
@@ -93,7 +106,10 @@ test('feed: a chunk that cannot fit in the heap is an error that names its size,
   const { run } = JSON.parse(driver.send(JSON.stringify('hello')));
   const huge = 2 ** 31; // past the module's 2 GB memory limit
   assert.equal(driver.inputBuffer(huge), null, 'no C++ exception reaches JS');
-  assert.throws(() => feedBytes(driver, run.runId, { length: huge }), /a chunk of 2147483648 bytes does not fit in the wasm heap/);
+  assert.throws(
+    () => feedBytes(driver, run.runId, { length: huge }),
+    /a chunk of 2147483648 bytes does not fit in the wasm heap/,
+  );
   const fed = feedBytes(driver, run.runId, sse({ type: 'RUN_STARTED', threadId: 't1', runId: run.runId }));
   assert.deepEqual(kinds(fed), ['run_started']);
   close();

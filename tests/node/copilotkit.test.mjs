@@ -7,7 +7,16 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import {
-  T, open, record, nextChange, toolCalls, toolMessages, resultOf, assertEveryCallAnsweredOnce, assertErrorResult, lastText,
+  T,
+  open,
+  record,
+  nextChange,
+  toolCalls,
+  toolMessages,
+  resultOf,
+  assertEveryCallAnsweredOnce,
+  assertErrorResult,
+  lastText,
 } from './helpers.mjs';
 
 // --- the model's script: a pure function of the prompt the AI SDK built -------------------
@@ -28,16 +37,25 @@ function outputOf(part) {
 function script(prompt) {
   const lastUser = prompt.findLastIndex((m) => m.role === 'user');
   const ask = textOf(prompt[lastUser]);
-  const results = prompt.slice(lastUser + 1).filter((m) => m.role === 'tool').flatMap((m) => m.content);
+  const results = prompt
+    .slice(lastUser + 1)
+    .filter((m) => m.role === 'tool')
+    .flatMap((m) => m.content);
   const reply = (calls) => (results.length ? { text: `results: ${results.map(outputOf).join(' | ')}` } : { calls });
   if (ask.includes('weather in Paris')) return reply([{ name: 'get_weather', args: { city: 'Paris' } }]);
   if (ask.includes('two cities')) {
-    return reply([{ name: 'get_weather', args: { city: 'Paris' } }, { name: 'get_weather', args: { city: 'Tokyo' } }]);
+    return reply([
+      { name: 'get_weather', args: { city: 'Paris' } },
+      { name: 'get_weather', args: { city: 'Tokyo' } },
+    ]);
   }
   if (ask.includes('clipboard')) return reply([{ name: 'read_clipboard', args: {} }]);
   if (ask.includes('Atlantis')) return reply([{ name: 'get_weather', args: { city: 'Atlantis' } }]);
   if (ask.includes('docs and weather')) {
-    return reply([{ name: 'lookup_docs', args: { topic: 'tools' } }, { name: 'get_weather', args: { city: 'Paris' } }]);
+    return reply([
+      { name: 'lookup_docs', args: { topic: 'tools' } },
+      { name: 'get_weather', args: { city: 'Paris' } },
+    ]);
   }
   if (ask.includes('delete')) return reply([{ name: 'confirm_delete', args: { path: '/tmp/old.log' } }]);
   if (ask.includes('dashboard')) return reply([{ name: 'open_dashboard', args: { panel: 'sales' } }]);
@@ -114,7 +132,11 @@ function assertRequestsValid(requests) {
     const answered = new Set(toolMessages(input.messages).map((m) => m.toolCallId));
     const deferred = deferredByInterrupt(input);
     const open = toolCalls(input.messages).filter((c) => !answered.has(c.id) && !deferred.has(c.id));
-    assert.deepEqual(open.map((c) => `${c.name} ${c.id}`), [], `run ${input.runId} leaves no call unanswered`);
+    assert.deepEqual(
+      open.map((c) => `${c.name} ${c.id}`),
+      [],
+      `run ${input.runId} leaves no call unanswered`,
+    );
   }
 }
 
@@ -145,10 +167,17 @@ test('two parallel calls both run, and their results go back in call order', T, 
   assert.deepEqual(await runtime.send('Compare two cities'), { reason: 'done' });
 
   const calls = toolCalls(runtime.messages);
-  assert.deepEqual(calls.map((c) => c.args.city), ['Paris', 'Tokyo']);
+  assert.deepEqual(
+    calls.map((c) => c.args.city),
+    ['Paris', 'Tokyo'],
+  );
   assert.equal(calls[0].message, calls[1].message, 'both calls on one assistant message');
   const followUp = toolMessages(requests[1].messages).map((m) => m.toolCallId);
-  assert.deepEqual(followUp, calls.map((c) => c.id), 'tool messages in call order');
+  assert.deepEqual(
+    followUp,
+    calls.map((c) => c.id),
+    'tool messages in call order',
+  );
   assert.equal(lastText(runtime.messages), 'results: {"city":"Paris","sky":"sunny"} | {"city":"Tokyo","sky":"rain"}');
   assertEveryCallAnsweredOnce(runtime.messages);
   assertRequestsValid(requests);
@@ -179,22 +208,29 @@ test('a throwing handler becomes an error result the model reads, and the turn s
   assertRequestsValid(requests);
 });
 
-test('an endless caller stops at the round cap with every call answered, and the thread takes another turn', T, async (t) => {
-  const { runtime, requests } = await openOnCopilotKit(t);
-  const turn = await runtime.send('tick forever');
-  assert.equal(turn.reason, 'round_limit');
-  assert.equal(requests.length, 6, 'the first run and maxRounds (5) follow-ups');
+test(
+  'an endless caller stops at the round cap with every call answered, and the thread takes another turn',
+  T,
+  async (t) => {
+    const { runtime, requests } = await openOnCopilotKit(t);
+    const turn = await runtime.send('tick forever');
+    assert.equal(turn.reason, 'round_limit');
+    assert.equal(requests.length, 6, 'the first run and maxRounds (5) follow-ups');
 
-  const calls = toolCalls(runtime.messages);
-  assert.deepEqual(calls.map((c) => c.args.n), [1, 2, 3, 4, 5, 6]);
-  assertEveryCallAnsweredOnce(runtime.messages);
-  assertErrorResult(resultOf(runtime.messages, calls[5].id), /round limit/);
+    const calls = toolCalls(runtime.messages);
+    assert.deepEqual(
+      calls.map((c) => c.args.n),
+      [1, 2, 3, 4, 5, 6],
+    );
+    assertEveryCallAnsweredOnce(runtime.messages);
+    assertErrorResult(resultOf(runtime.messages, calls[5].id), /round limit/);
 
-  // The closed calls keep the thread valid: CopilotKit's model accepts the next turn.
-  assert.deepEqual(await runtime.send('hello again'), { reason: 'done' });
-  assert.equal(lastText(runtime.messages), 'echo: hello again');
-  assertRequestsValid(requests);
-});
+    // The closed calls keep the thread valid: CopilotKit's model accepts the next turn.
+    assert.deepEqual(await runtime.send('hello again'), { reason: 'done' });
+    assert.equal(lastText(runtime.messages), 'echo: hello again');
+    assertRequestsValid(requests);
+  },
+);
 
 test('a server tool beside a client tool: the server answers its own, the client runs only its own', T, async (t) => {
   const { runtime, requests } = await openOnCopilotKit(t);
@@ -202,8 +238,12 @@ test('a server tool beside a client tool: the server answers its own, the client
 
   const [docs, weatherCall] = toolCalls(runtime.messages);
   assert.equal(docs.name, 'lookup_docs');
-  assert.equal(resultOf(runtime.messages, docs.id).content, '{"topic":"tools","pages":["tools.md"]}', 'the server\'s result');
-  assert.equal(resultOf(runtime.messages, weatherCall.id).content, '{"city":"Paris","sky":"sunny"}', 'the client\'s');
+  assert.equal(
+    resultOf(runtime.messages, docs.id).content,
+    '{"topic":"tools","pages":["tools.md"]}',
+    "the server's result",
+  );
+  assert.equal(resultOf(runtime.messages, weatherCall.id).content, '{"city":"Paris","sky":"sunny"}', "the client's");
   assert.equal(requests.length, 2);
   assert.equal(
     lastText(runtime.messages),
@@ -213,26 +253,35 @@ test('a server tool beside a client tool: the server answers its own, the client
   assertRequestsValid(requests);
 });
 
-test('an interrupt from a server tool is surfaced, and its resume reaches the model as that call\'s result', T, async (t) => {
-  const { runtime, requests } = await openOnCopilotKit(t);
-  const changes = record(runtime);
-  const raised = nextChange(runtime, 'interrupts');
-  const turn = runtime.send('Please delete the old log');
-  const { interrupts } = await raised;
+test(
+  "an interrupt from a server tool is surfaced, and its resume reaches the model as that call's result",
+  T,
+  async (t) => {
+    const { runtime, requests } = await openOnCopilotKit(t);
+    const changes = record(runtime);
+    const raised = nextChange(runtime, 'interrupts');
+    const turn = runtime.send('Please delete the old log');
+    const { interrupts } = await raised;
 
-  const [call] = toolCalls(runtime.messages);
-  assert.equal(call.name, 'confirm_delete');
-  assert.deepEqual(interrupts, [{ id: call.id, toolCallId: call.id, reason: 'confirmation', message: 'Delete this file?' }]);
-  runtime.interrupts.resolve(call.id, { confirmed: true });
-  assert.deepEqual(await turn, { reason: 'done' });
+    const [call] = toolCalls(runtime.messages);
+    assert.equal(call.name, 'confirm_delete');
+    assert.deepEqual(interrupts, [
+      { id: call.id, toolCallId: call.id, reason: 'confirmation', message: 'Delete this file?' },
+    ]);
+    runtime.interrupts.resolve(call.id, { confirmed: true });
+    assert.deepEqual(await turn, { reason: 'done' });
 
-  assert.deepEqual(requests[1].resume, [{ interruptId: call.id, status: 'resolved', payload: { confirmed: true } }]);
-  assert.equal(lastText(runtime.messages), 'results: {"confirmed":true}', 'the model read the resume payload');
-  assert.deepEqual(changes.of('interrupt_answered').map((c) => c.status), ['resolved']);
-  assertRequestsValid(requests);
-});
+    assert.deepEqual(requests[1].resume, [{ interruptId: call.id, status: 'resolved', payload: { confirmed: true } }]);
+    assert.equal(lastText(runtime.messages), 'results: {"confirmed":true}', 'the model read the resume payload');
+    assert.deepEqual(
+      changes.of('interrupt_answered').map((c) => c.status),
+      ['resolved'],
+    );
+    assertRequestsValid(requests);
+  },
+);
 
-test('after an interrupt\'s resume, the next turn on the same thread succeeds', T, async (t) => {
+test("after an interrupt's resume, the next turn on the same thread succeeds", T, async (t) => {
   const { runtime, requests } = await openOnCopilotKit(t);
   const raised = nextChange(runtime, 'interrupts');
   const turn = runtime.send('Please delete the old log');
@@ -248,22 +297,26 @@ test('after an interrupt\'s resume, the next turn on the same thread succeeds', 
   assertRequestsValid(requests);
 });
 
-test('a call to a tool this client lacks is answered with an error before the next request, and the next turn succeeds', T, async (t) => {
-  const { runtime, requests } = await openOnCopilotKit(t);
-  // CopilotKit's AI SDK answers the unavailable tool to its own model ("Model tried
-  // to call unavailable tool") but sends no TOOL_CALL_RESULT: the call stays open.
-  assert.deepEqual(await runtime.send('Open the dashboard'), { reason: 'done' });
-  const [call] = toolCalls(runtime.messages);
-  assert.equal(call.name, 'open_dashboard');
+test(
+  'a call to a tool this client lacks is answered with an error before the next request, and the next turn succeeds',
+  T,
+  async (t) => {
+    const { runtime, requests } = await openOnCopilotKit(t);
+    // CopilotKit's AI SDK answers the unavailable tool to its own model ("Model tried
+    // to call unavailable tool") but sends no TOOL_CALL_RESULT: the call stays open.
+    assert.deepEqual(await runtime.send('Open the dashboard'), { reason: 'done' });
+    const [call] = toolCalls(runtime.messages);
+    assert.equal(call.name, 'open_dashboard');
 
-  // The next turn on the same thread: the model must not meet an unanswered call.
-  assert.deepEqual(await runtime.send('What is the weather in Paris?'), { reason: 'done' });
-  const messages = runtime.messages;
-  const answer = resultOf(messages, call.id);
-  assertErrorResult(answer, /open_dashboard/);
-  const at = (id) => messages.findIndex((m) => m.id === id);
-  assert.equal(at(answer.id), at(call.message.id) + 1, 'the answer sits right after the call\'s assistant message');
-  assert.equal(lastText(runtime.messages), 'results: {"city":"Paris","sky":"sunny"}');
-  assertEveryCallAnsweredOnce(runtime.messages);
-  assertRequestsValid(requests);
-});
+    // The next turn on the same thread: the model must not meet an unanswered call.
+    assert.deepEqual(await runtime.send('What is the weather in Paris?'), { reason: 'done' });
+    const messages = runtime.messages;
+    const answer = resultOf(messages, call.id);
+    assertErrorResult(answer, /open_dashboard/);
+    const at = (id) => messages.findIndex((m) => m.id === id);
+    assert.equal(at(answer.id), at(call.message.id) + 1, "the answer sits right after the call's assistant message");
+    assert.equal(lastText(runtime.messages), 'results: {"city":"Paris","sky":"sunny"}');
+    assertEveryCallAnsweredOnce(runtime.messages);
+    assertRequestsValid(requests);
+  },
+);

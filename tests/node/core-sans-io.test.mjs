@@ -14,9 +14,18 @@ const WASM = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../w
 const FORBIDDEN = [
   [/#\s*include\s*[<"]emscripten/, 'an Emscripten header (only bindings/ may include one)'],
   [/\bEM_(JS|ASM\w*)\b|\bemscripten_\w+\s*\(/, 'an Emscripten call'],
-  [/#\s*include\s*<(chrono|ctime|time\.h|sys\/time\.h)>|\bstd::chrono\b|\b(time|clock|gettimeofday|clock_gettime)\s*\(/, 'a clock'],
-  [/#\s*include\s*<(fstream|iostream|istream|filesystem|thread|random|unistd\.h|fcntl\.h|sys\/\w+\.h)>/, 'an I/O, thread or entropy header'],
-  [/\b(printf|fprintf|puts|fputs|fwrite|fread|fopen|getchar|getenv|system|std::cout|std::cerr|std::cin)\b\s*[(<]/, 'I/O'],
+  [
+    /#\s*include\s*<(chrono|ctime|time\.h|sys\/time\.h)>|\bstd::chrono\b|\b(time|clock|gettimeofday|clock_gettime)\s*\(/,
+    'a clock',
+  ],
+  [
+    /#\s*include\s*<(fstream|iostream|istream|filesystem|thread|random|unistd\.h|fcntl\.h|sys\/\w+\.h)>/,
+    'an I/O, thread or entropy header',
+  ],
+  [
+    /\b(printf|fprintf|puts|fputs|fwrite|fread|fopen|getchar|getenv|system|std::cout|std::cerr|std::cin)\b\s*[(<]/,
+    'I/O',
+  ],
 ];
 
 /** Every violation in the C++ sources under `dir`, as "file:line: what". */
@@ -43,16 +52,19 @@ test('the check itself catches each kind of violation', () => {
   const dir = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'sans-io-'));
   try {
     fs.mkdirSync(path.join(dir, 'part'));
-    fs.writeFileSync(path.join(dir, 'part', 'bad.cpp'), [
-      '#include <emscripten.h>',
-      '#include <chrono>',
-      'auto t = time(nullptr);',
-      '#include <fstream>',
-      'std::printf("x");',
-      'std::cout << 1;',
-      '// time(nullptr) in a comment is fine',
-      'std::snprintf(buf, 4, "%d", 1);  // formatting is not I/O',
-    ].join('\n'));
+    fs.writeFileSync(
+      path.join(dir, 'part', 'bad.cpp'),
+      [
+        '#include <emscripten.h>',
+        '#include <chrono>',
+        'auto t = time(nullptr);',
+        '#include <fstream>',
+        'std::printf("x");',
+        'std::cout << 1;',
+        '// time(nullptr) in a comment is fine',
+        'std::snprintf(buf, 4, "%d", 1);  // formatting is not I/O',
+      ].join('\n'),
+    );
     const found = violations(dir).map((v) => v.replace(/^wasm\/part\/bad\.cpp:(\d+): .*/, '$1'));
     assert.deepEqual(found, ['1', '2', '3', '4', '5', '6']);
   } finally {

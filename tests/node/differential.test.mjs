@@ -55,7 +55,13 @@ const ADJUST = {
     assert.ok(answer, 'tool_calls: tc3 was answered');
     sameText(
       { ...answer, id: '(generated)' },
-      { id: '(generated)', toolCallId: 'tc3', role: 'tool', content: `{"error":"tool 'get_time' is not available in this client"}`, error: "tool 'get_time' is not available in this client" },
+      {
+        id: '(generated)',
+        toolCallId: 'tc3',
+        role: 'tool',
+        content: `{"error":"tool 'get_time' is not available in this client"}`,
+        error: "tool 'get_time' is not available in this client",
+      },
     );
     const at = expected.findIndex((m) => m.toolCalls?.some((c) => c.id === 'tc3'));
     return [...expected.slice(0, at + 1), answer, ...expected.slice(at + 1)];
@@ -85,8 +91,12 @@ function withSnapshotOrder(expected, events) {
 function closedOnImport(actual) {
   const answer = actual.find((m) => m.role === 'tool' && m.toolCallId === 'old1');
   assert.ok(answer, 'tool_results_parts: old1 was answered');
-  const error = "no result was received from the agent for tool 'get_weather' (call 'old1'); the client closed the call with this error before sending the thread on";
-  sameText({ ...answer, id: '(generated)' }, { id: '(generated)', toolCallId: 'old1', role: 'tool', content: JSON.stringify({ error }), error });
+  const error =
+    "no result was received from the agent for tool 'get_weather' (call 'old1'); the client closed the call with this error before sending the thread on";
+  sameText(
+    { ...answer, id: '(generated)' },
+    { id: '(generated)', toolCallId: 'old1', role: 'tool', content: JSON.stringify({ error }), error },
+  );
   return answer;
 }
 /** `messages` with `answer` put where a result for a call of message `holder` goes: after it and its tool messages. */
@@ -96,7 +106,11 @@ function placedAfter(messages, holder, answer) {
   return [...messages.slice(0, at), answer, ...messages.slice(at)];
 }
 ADJUST.tool_results_parts = (expected, actual) =>
-  placedAfter(expected.filter((m) => !(m.role === 'tool' && m.toolCallId === 'old1')), 'a0', closedOnImport(actual));
+  placedAfter(
+    expected.filter((m) => !(m.role === 'tool' && m.toolCallId === 'old1')),
+    'a0',
+    closedOnImport(actual),
+  );
 
 /** What the runtime posts instead of the corpus input's messages. */
 const POSTED = {
@@ -125,13 +139,27 @@ async function replay(name, chunk) {
     if (posted.length === 1) return streamedResponse(bytes, { chunk });
     // Follow-up runs: an agent with nothing more to say.
     const ids = { threadId: body.threadId, runId: body.runId };
-    return streamedResponse(Buffer.from(sseOf([{ type: 'RUN_STARTED', ...ids }, { type: 'RUN_FINISHED', ...ids }])), { chunk });
+    return streamedResponse(
+      Buffer.from(
+        sseOf([
+          { type: 'RUN_STARTED', ...ids },
+          { type: 'RUN_FINISHED', ...ids },
+        ]),
+      ),
+      { chunk },
+    );
   };
   const prior = input.messages.slice(0, -1);
   const rt = await createRuntime({
     url: `http://corpus.invalid/${name}`,
     fetch,
-    thread: { format: 'agui-client-tools/thread', version: 1, threadId: input.threadId, messages: prior, state: input.state ?? {} },
+    thread: {
+      format: 'agui-client-tools/thread',
+      version: 1,
+      threadId: input.threadId,
+      messages: prior,
+      state: input.state ?? {},
+    },
   });
   try {
     const problems = [];
@@ -140,7 +168,9 @@ async function replay(name, chunk) {
       if (c.kind === 'problem') problems.push(c);
       if (c.kind === 'interrupts') atInterrupt = { messages: rt.messages, state: rt.state, interrupts: c.interrupts };
     });
-    const raised = new Promise((resolve) => rt.subscribe((c) => c.kind === 'interrupts' && resolve({ reason: 'interrupt' })));
+    const raised = new Promise((resolve) =>
+      rt.subscribe((c) => c.kind === 'interrupts' && resolve({ reason: 'interrupt' })),
+    );
     const result = await Promise.race([rt.send([input.messages.at(-1)]), raised]);
     const snapshot = atInterrupt ?? { messages: rt.messages, state: rt.state };
     return { doc, rt: { threadId: rt.threadId }, posted, problems, result, ...snapshot };
@@ -166,10 +196,17 @@ for (const name of corpusNames()) {
       sameText(got.posted[0].state, input.state ?? {}, `${where}: the posted state`);
 
       // Problems: the runId mismatch first, then this stream's known ones; none fatal.
-      assert.deepEqual(got.problems.map((p) => p.code), ['run_id_mismatch', ...(PROBLEMS[name] ?? [])], `${where}: problems`);
+      assert.deepEqual(
+        got.problems.map((p) => p.code),
+        ['run_id_mismatch', ...(PROBLEMS[name] ?? [])],
+        `${where}: problems`,
+      );
       assert.equal(got.problems[0].index, 0);
       assert.match(got.problems[0].message, /run-1/);
-      assert.ok(got.problems.every((p) => !p.fatal), `${where}: no fatal problem`);
+      assert.ok(
+        got.problems.every((p) => !p.fatal),
+        `${where}: no fatal problem`,
+      );
 
       // The thread, against @ag-ui/client's.
       const reference = withSnapshotOrder(expected.messages, got.doc.events);
@@ -180,9 +217,17 @@ for (const name of corpusNames()) {
       // The outcome, against what @ag-ui/client's run callbacks saw (the last run's).
       const run = expected.runs.at(-1);
       if (run.outcome === 'cancelled') {
-        assert.deepEqual(got.result, { reason: 'cancelled', message: 'the agent cancelled the run' }, `${where}: outcome`);
+        assert.deepEqual(
+          got.result,
+          { reason: 'cancelled', message: 'the agent cancelled the run' },
+          `${where}: outcome`,
+        );
       } else if (run.outcome === 'error') {
-        assert.deepEqual(got.result, { reason: 'run_error', message: run.message, code: run.code }, `${where}: outcome`);
+        assert.deepEqual(
+          got.result,
+          { reason: 'run_error', message: run.message, code: run.code },
+          `${where}: outcome`,
+        );
       } else if (run.outcome === 'interrupt') {
         assert.deepEqual(got.result, { reason: 'interrupt' });
         // Equal to the reference's; in the member order the server sent (DIFFERENCES).
@@ -210,5 +255,6 @@ test('differential: the corpus is all here (15 streams, each with .sse and .expe
     assert.ok(fs.existsSync(path.join(CORPUS_DIR, `${name}.sse`)), `${name}.sse`);
     assert.ok(fs.existsSync(path.join(CORPUS_DIR, `${name}.expected.json`)), `${name}.expected.json`);
   }
-  for (const name of [...Object.keys(PROBLEMS), ...Object.keys(ADJUST), ...Object.keys(POSTED)]) assert.ok(names.includes(name), `${name} is a corpus stream`);
+  for (const name of [...Object.keys(PROBLEMS), ...Object.keys(ADJUST), ...Object.keys(POSTED)])
+    assert.ok(names.includes(name), `${name} is a corpus stream`);
 });

@@ -16,7 +16,11 @@ const read = (abs) => fs.readFileSync(abs, 'utf8');
 
 const DOCS = path.join(ROOT, 'docs');
 const README = path.join(ROOT, 'README.md');
-const docFiles = fs.readdirSync(DOCS).filter((f) => f.endsWith('.md')).sort().map((f) => path.join(DOCS, f));
+const docFiles = fs
+  .readdirSync(DOCS)
+  .filter((f) => f.endsWith('.md'))
+  .sort()
+  .map((f) => path.join(DOCS, f));
 const CHECKED = [README, ...docFiles, path.join(ROOT, 'js-shim', 'README.md')];
 
 /** The lines of a markdown text outside fenced code blocks, with their numbers. */
@@ -44,7 +48,10 @@ function slugs(text) {
     const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (!m) continue;
     const plain = m[1].replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[`*]/g, '');
-    const base = plain.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+    const base = plain
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(base) ?? 0;
     seen.set(base, count + 1);
     out.add(count === 0 ? base : `${base}-${count}`);
@@ -89,7 +96,8 @@ function brokenLinks(file) {
     }
     if (anchor === null) continue;
     if (!abs.endsWith('.md')) problems.push(`${where}: an anchor into a file that is not markdown`);
-    else if (!slugs(read(abs)).has(anchor)) problems.push(`${where}: no heading in ${rel(abs)} has the anchor #${anchor}`);
+    else if (!slugs(read(abs)).has(anchor))
+      problems.push(`${where}: no heading in ${rel(abs)} has the anchor #${anchor}`);
   }
   return problems;
 }
@@ -97,15 +105,23 @@ function brokenLinks(file) {
 const linksTo = (from, target) =>
   links(read(from)).some(({ target: t }) => !isExternal(t) && resolve(from, t).abs === target);
 
-test('the slugs are GitHub\'s: punctuation dropped, spaces to hyphens, repeats numbered', () => {
-  const got = slugs('# The core (C++)\n## Hardening: what was tried, and what was lost\n## `pattern` in a schema\n' +
-    '```\n# not a heading\n```\n## Notes\n## Notes\n');
-  assert.deepEqual([...got], ['the-core-c', 'hardening-what-was-tried-and-what-was-lost', 'pattern-in-a-schema', 'notes', 'notes-1']);
+test("the slugs are GitHub's: punctuation dropped, spaces to hyphens, repeats numbered", () => {
+  const got = slugs(
+    '# The core (C++)\n## Hardening: what was tried, and what was lost\n## `pattern` in a schema\n' +
+      '```\n# not a heading\n```\n## Notes\n## Notes\n',
+  );
+  assert.deepEqual(
+    [...got],
+    ['the-core-c', 'hardening-what-was-tried-and-what-was-lost', 'pattern-in-a-schema', 'notes', 'notes-1'],
+  );
 });
 
 test('the link reader skips code spans and fences, and splits a link into file and anchor', () => {
   const text = 'see [a](a.md) and `[b](b.md)`\n```\n[c](c.md)\n```\n[d](docs/d.md#x "title")\n';
-  assert.deepEqual(links(text).map((l) => l.target), ['a.md', 'docs/d.md#x']);
+  assert.deepEqual(
+    links(text).map((l) => l.target),
+    ['a.md', 'docs/d.md#x'],
+  );
   const { abs, anchor } = resolve(README, 'docs/nowhere.md#x');
   assert.equal(rel(abs), 'docs/nowhere.md');
   assert.equal(anchor, 'x');
@@ -160,7 +176,9 @@ function* sources(dir) {
 
 test('every docs/ file the code and the package README name exists, and every README section they cite', () => {
   const readmeSections = new Set(
-    proseLines(read(README)).map(({ line }) => /^#{2,6}\s+(.*?)\s*$/.exec(line)?.[1]).filter(Boolean),
+    proseLines(read(README))
+      .map(({ line }) => /^#{2,6}\s+(.*?)\s*$/.exec(line)?.[1])
+      .filter(Boolean),
   );
   const problems = [];
   for (const dir of SOURCE_DIRS) {

@@ -89,7 +89,12 @@ export function deferred() {
 export function toolCalls(messages) {
   return messages.flatMap((m) =>
     m.role === 'assistant'
-      ? (m.toolCalls ?? []).map((c) => ({ id: c.id, name: c.function.name, args: parseArgs(c.function.arguments), message: m }))
+      ? (m.toolCalls ?? []).map((c) => ({
+          id: c.id,
+          name: c.function.name,
+          args: parseArgs(c.function.arguments),
+          message: m,
+        }))
       : [],
   );
 }
@@ -203,7 +208,10 @@ export function assertAguiError(fn, code, pattern) {
     thrown = e;
   }
   assert.ok(thrown, `expected an AguiError ${code}, nothing was thrown`);
-  assert.ok(thrown instanceof AguiError, `expected an AguiError ${code}, got ${thrown?.constructor?.name}: ${thrown?.message}`);
+  assert.ok(
+    thrown instanceof AguiError,
+    `expected an AguiError ${code}, got ${thrown?.constructor?.name}: ${thrown?.message}`,
+  );
   assert.equal(thrown.code, code, `code of: ${thrown.message}`);
   if (pattern) assert.match(thrown.message, pattern);
   return thrown;
@@ -228,7 +236,8 @@ export function scriptedFetch(script) {
     const { threadId, runId } = input;
     const events = [...answer];
     if (events[0]?.type !== 'RUN_STARTED') events.unshift({ type: 'RUN_STARTED', threadId, runId });
-    if (!['RUN_FINISHED', 'RUN_ERROR'].includes(events.at(-1)?.type)) events.push({ type: 'RUN_FINISHED', threadId, runId });
+    if (!['RUN_FINISHED', 'RUN_ERROR'].includes(events.at(-1)?.type))
+      events.push({ type: 'RUN_FINISHED', threadId, runId });
     return new Response(sseOf(events), { headers: { 'content-type': 'text/event-stream' } });
   };
   return { fetch, requests };

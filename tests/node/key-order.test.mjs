@@ -41,54 +41,68 @@ function scriptedFetch(posted) {
             {
               type: 'RUN_FINISHED',
               ...ids,
-              outcome: { type: 'interrupt', interrupts: [{ id: 'i1', reason: 'address', responseSchema: RESPONSE_SCHEMA }] },
+              outcome: {
+                type: 'interrupt',
+                interrupts: [{ id: 'i1', reason: 'address', responseSchema: RESPONSE_SCHEMA }],
+              },
             },
           ];
     return streamedResponse(Buffer.from(sseOf(events)), { chunk: 7 });
   };
 }
 
-test('key order: a think-then-answer schema, its arguments, the state and an interrupt schema keep the order sent', T, async (t) => {
-  const posted = [];
-  const got = [];
-  const rt = await open(t, {
-    url: 'http://agent.invalid/run',
-    fetch: scriptedFetch(posted),
-    tools: [{ name: 'answer', description: 'Think, then answer.', parameters: THINK_THEN_ANSWER, handler: (args) => (got.push(args), { z: 1, a: 2 }) }],
-  });
+test(
+  'key order: a think-then-answer schema, its arguments, the state and an interrupt schema keep the order sent',
+  T,
+  async (t) => {
+    const posted = [];
+    const got = [];
+    const rt = await open(t, {
+      url: 'http://agent.invalid/run',
+      fetch: scriptedFetch(posted),
+      tools: [
+        {
+          name: 'answer',
+          description: 'Think, then answer.',
+          parameters: THINK_THEN_ANSWER,
+          handler: (args) => (got.push(args), { z: 1, a: 2 }),
+        },
+      ],
+    });
 
-  // Advertised as registered.
-  assert.equal(JSON.stringify(rt.tools.advertise()[0].parameters), JSON.stringify(THINK_THEN_ANSWER));
+    // Advertised as registered.
+    assert.equal(JSON.stringify(rt.tools.advertise()[0].parameters), JSON.stringify(THINK_THEN_ANSWER));
 
-  const raised = nextChange(rt, (c) => c.kind === 'interrupts', { label: 'the interrupt' });
-  rt.send('Why is the sky blue?');
-  const change = await raised;
+    const raised = nextChange(rt, (c) => c.kind === 'interrupts', { label: 'the interrupt' });
+    rt.send('Why is the sky blue?');
+    const change = await raised;
 
-  // On the wire: the schema as registered, in both requests' text.
-  assert.equal(posted.length, 2);
-  for (const body of posted) assert.ok(body.includes(JSON.stringify(THINK_THEN_ANSWER)), body);
-  assert.ok(posted[0].startsWith('{"threadId":'), 'the keys of a RunAgentInput, as @ag-ui/client sends them');
+    // On the wire: the schema as registered, in both requests' text.
+    assert.equal(posted.length, 2);
+    for (const body of posted) assert.ok(body.includes(JSON.stringify(THINK_THEN_ANSWER)), body);
+    assert.ok(posted[0].startsWith('{"threadId":'), 'the keys of a RunAgentInput, as @ag-ui/client sends them');
 
-  // The handler got its arguments in the order the model wrote them.
-  assert.equal(JSON.stringify(got), JSON.stringify([ARGS]));
+    // The handler got its arguments in the order the model wrote them.
+    assert.equal(JSON.stringify(got), JSON.stringify([ARGS]));
 
-  // The state, patched, in the order received (the follow-up posts it so too).
-  const wantState = { ...STATE, added: { q: 1, c: 2 } };
-  assert.equal(JSON.stringify(rt.state), JSON.stringify(wantState));
-  assert.ok(posted[1].includes(`"state":${JSON.stringify(wantState)}`), posted[1]);
+    // The state, patched, in the order received (the follow-up posts it so too).
+    const wantState = { ...STATE, added: { q: 1, c: 2 } };
+    assert.equal(JSON.stringify(rt.state), JSON.stringify(wantState));
+    assert.ok(posted[1].includes(`"state":${JSON.stringify(wantState)}`), posted[1]);
 
-  // The interrupt's form fields in the order the agent listed them.
-  assert.equal(JSON.stringify(change.interrupts[0].responseSchema), JSON.stringify(RESPONSE_SCHEMA));
-  assert.equal(JSON.stringify(rt.interrupts.pending()[0].responseSchema), JSON.stringify(RESPONSE_SCHEMA));
+    // The interrupt's form fields in the order the agent listed them.
+    assert.equal(JSON.stringify(change.interrupts[0].responseSchema), JSON.stringify(RESPONSE_SCHEMA));
+    assert.equal(JSON.stringify(rt.interrupts.pending()[0].responseSchema), JSON.stringify(RESPONSE_SCHEMA));
 
-  // The result the handler returned, and the export, keep theirs.
-  const result = rt.messages.find((m) => m.role === 'tool');
-  assert.equal(result.content, '{"z":1,"a":2}');
-  const exported = rt.thread.export();
-  assert.equal(JSON.stringify(exported.state), JSON.stringify(wantState));
-  assert.equal(JSON.stringify(exported.messages), JSON.stringify(rt.messages));
-  rt.abort();
-});
+    // The result the handler returned, and the export, keep theirs.
+    const result = rt.messages.find((m) => m.role === 'tool');
+    assert.equal(result.content, '{"z":1,"a":2}');
+    const exported = rt.thread.export();
+    assert.equal(JSON.stringify(exported.state), JSON.stringify(wantState));
+    assert.equal(JSON.stringify(exported.messages), JSON.stringify(rt.messages));
+    rt.abort();
+  },
+);
 
 test('key order: a state of 10,000 keys arrives, patches and goes back out in its order', T, async (t) => {
   const big = {};
@@ -100,7 +114,13 @@ test('key order: a state of 10,000 keys arrives, patches and goes back out in it
     const events = [
       { type: 'RUN_STARTED', threadId, runId },
       { type: 'STATE_SNAPSHOT', snapshot: big },
-      { type: 'STATE_DELTA', delta: [{ op: 'remove', path: '/k5000' }, { op: 'add', path: '/k5000', value: 'last' }] },
+      {
+        type: 'STATE_DELTA',
+        delta: [
+          { op: 'remove', path: '/k5000' },
+          { op: 'add', path: '/k5000', value: 'last' },
+        ],
+      },
       { type: 'RUN_FINISHED', threadId, runId },
     ];
     return streamedResponse(Buffer.from(sseOf(events)), { chunk: 4096 });

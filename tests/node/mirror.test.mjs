@@ -21,7 +21,11 @@ function unionLiterals(text, name) {
   assert.ok(m, `the .d.ts declares \`export type ${name} = ...;\``);
   const body = m[1].replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\//g, '');
   // Nothing else in the union: only literals joined by |.
-  assert.equal(body.replace(/'[^']*'|"[^"]*"/g, '').replace(/[\s|]/g, ''), '', `${name} is a union of string literals only`);
+  assert.equal(
+    body.replace(/'[^']*'|"[^"]*"/g, '').replace(/[\s|]/g, ''),
+    '',
+    `${name} is a union of string literals only`,
+  );
   return [...body.matchAll(/'([^']*)'|"([^"]*)"/g)].map((x) => x[1] ?? x[2]);
 }
 
@@ -72,16 +76,28 @@ function headerList(rel, macro) {
 // Change kinds the shim itself delivers (the request body as it goes out, a tool set's edit).
 const SHIM_KINDS = ['request', 'tools_changed'];
 
-test('the .d.ts ProblemCode union lists the core\'s problem codes in order, and the header is what was built', async () => {
+test("the .d.ts ProblemCode union lists the core's problem codes in order, and the header is what was built", async () => {
   const { problemCodes } = await vocabulary();
   assert.ok(problemCodes.length >= 20, `vocabulary().problemCodes: ${problemCodes}`);
-  assert.deepEqual(unionLiterals(dts(), 'ProblemCode'), problemCodes, 'ProblemCode (js-shim/index.d.ts) mirrors the core');
-  assert.deepEqual(headerList('../../wasm/protocol/kinds.hpp', 'AGUI_PROBLEM_CODES'), problemCodes, 'rebuild js-shim/dist if this fails');
+  assert.deepEqual(
+    unionLiterals(dts(), 'ProblemCode'),
+    problemCodes,
+    'ProblemCode (js-shim/index.d.ts) mirrors the core',
+  );
+  assert.deepEqual(
+    headerList('../../wasm/protocol/kinds.hpp', 'AGUI_PROBLEM_CODES'),
+    problemCodes,
+    'rebuild js-shim/dist if this fails',
+  );
 });
 
-test('the .d.ts Change union has one member per core change kind, plus the shim\'s own', async () => {
+test("the .d.ts Change union has one member per core change kind, plus the shim's own", async () => {
   const { changeKinds } = await vocabulary();
-  assert.deepEqual(headerList('../../wasm/protocol/kinds.hpp', 'AGUI_CHANGE_KINDS'), changeKinds, 'rebuild js-shim/dist if this fails');
+  assert.deepEqual(
+    headerList('../../wasm/protocol/kinds.hpp', 'AGUI_CHANGE_KINDS'),
+    changeKinds,
+    'rebuild js-shim/dist if this fails',
+  );
   const text = dts();
   const start = text.indexOf('export type Change =');
   const change = text.slice(start, text.indexOf('| Problem;', start) + '| Problem;'.length);
@@ -92,7 +108,7 @@ test('the .d.ts Change union has one member per core change kind, plus the shim\
   assert.equal(new Set(kinds).size, kinds.length, 'no kind listed twice');
 });
 
-test('MAX_FRONTEND_TOOL_ROUNDS in index.js and the .d.ts is the core\'s default round cap', async () => {
+test("MAX_FRONTEND_TOOL_ROUNDS in index.js and the .d.ts is the core's default round cap", async () => {
   const { maxFrontendToolRounds } = await vocabulary();
   assert.equal(MAX_FRONTEND_TOOL_ROUNDS, maxFrontendToolRounds);
   const declared = /export const MAX_FRONTEND_TOOL_ROUNDS:\s*(\d+);/.exec(dts());

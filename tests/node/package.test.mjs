@@ -29,7 +29,13 @@ const npm = (args, cwd) =>
   run('npm', args, {
     cwd,
     timeout: 60_000,
-    env: { ...process.env, npm_config_cache: path.join(work, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' },
+    env: {
+      ...process.env,
+      npm_config_cache: path.join(work, 'npm-cache'),
+      npm_config_update_notifier: 'false',
+      npm_config_fund: 'false',
+      npm_config_audit: 'false',
+    },
   });
 
 before(async () => {
@@ -40,7 +46,10 @@ before(async () => {
   packed = info.files.map((f) => f.path).sort();
   project = path.join(work, 'consumer');
   fs.mkdirSync(project);
-  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  fs.writeFileSync(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+  );
   await npm(['install', '--offline', '--no-audit', '--no-fund', tarball], project);
 });
 after(() => work && fs.rmSync(work, { recursive: true, force: true }));
@@ -59,17 +68,33 @@ function whitelisted() {
   return [...out].sort();
 }
 
-test('npm pack without the built module fails with a message that says how to build it', { timeout: 60_000 }, async () => {
-  // A fresh clone: the package's own files, no dist/.
-  const clone = path.join(work, 'fresh-clone');
-  fs.cpSync(SHIM, clone, { recursive: true, filter: (src) => !/[\\/](dist|node_modules)$/.test(src) });
-  assert.ok(!fs.existsSync(path.join(clone, 'dist')));
-  const failed = await npm(['pack', '--offline', '--pack-destination', work], clone).then(() => null, (e) => e);
-  assert.ok(failed, 'npm pack refused');
-  assert.match(failed.stderr, /cannot pack without the built WebAssembly core: dist\/agui_core\.mjs and dist\/agui_core\.wasm missing/);
-  assert.match(failed.stderr, /emcmake cmake -S \. -B build-wasm -DCMAKE_BUILD_TYPE=MinSizeRel && cmake --build build-wasm/);
-  assert.ok(!fs.readdirSync(work).some((f) => f.endsWith('.tgz') && f !== path.basename(tarball)), 'no tarball was written');
-});
+test(
+  'npm pack without the built module fails with a message that says how to build it',
+  { timeout: 60_000 },
+  async () => {
+    // A fresh clone: the package's own files, no dist/.
+    const clone = path.join(work, 'fresh-clone');
+    fs.cpSync(SHIM, clone, { recursive: true, filter: (src) => !/[\\/](dist|node_modules)$/.test(src) });
+    assert.ok(!fs.existsSync(path.join(clone, 'dist')));
+    const failed = await npm(['pack', '--offline', '--pack-destination', work], clone).then(
+      () => null,
+      (e) => e,
+    );
+    assert.ok(failed, 'npm pack refused');
+    assert.match(
+      failed.stderr,
+      /cannot pack without the built WebAssembly core: dist\/agui_core\.mjs and dist\/agui_core\.wasm missing/,
+    );
+    assert.match(
+      failed.stderr,
+      /emcmake cmake -S \. -B build-wasm -DCMAKE_BUILD_TYPE=MinSizeRel && cmake --build build-wasm/,
+    );
+    assert.ok(
+      !fs.readdirSync(work).some((f) => f.endsWith('.tgz') && f !== path.basename(tarball)),
+      'no tarball was written',
+    );
+  },
+);
 
 test('the tarball holds exactly the files whitelist: no tests, no core sources', { timeout: 60_000 }, () => {
   const files = packed;
@@ -102,12 +127,17 @@ test('the package README is enough from npm alone: install, example, API, change
   }
 });
 
-test('installed by name in a fresh project: import("agui-client-tools") runs a one-tool turn', { timeout: 60_000 }, async () => {
-  const installed = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', 'agui-client-tools', 'package.json'), 'utf8'));
-  assert.equal(installed.version, manifest.version);
-  fs.writeFileSync(
-    path.join(project, 'smoke.mjs'),
-    `import { createRuntime, ERROR_CODES, MAX_FRONTEND_TOOL_ROUNDS, browserTools } from 'agui-client-tools';
+test(
+  'installed by name in a fresh project: import("agui-client-tools") runs a one-tool turn',
+  { timeout: 60_000 },
+  async () => {
+    const installed = JSON.parse(
+      fs.readFileSync(path.join(project, 'node_modules', 'agui-client-tools', 'package.json'), 'utf8'),
+    );
+    assert.equal(installed.version, manifest.version);
+    fs.writeFileSync(
+      path.join(project, 'smoke.mjs'),
+      `import { createRuntime, ERROR_CODES, MAX_FRONTEND_TOOL_ROUNDS, browserTools } from 'agui-client-tools';
 const url = process.argv[2];
 const runtime = await createRuntime({ url, tools: [{
   name: 'get_weather', description: 'weather',
@@ -120,79 +150,101 @@ runtime.dispose();
 console.log(JSON.stringify({ result, messages, codes: ERROR_CODES.length, cap: MAX_FRONTEND_TOOL_ROUNDS,
   browserTools: browserTools.all.map((t) => t.name), resolved: import.meta.resolve('agui-client-tools') }));
 `,
-  );
-  const { stdout } = await run(process.execPath, ['smoke.mjs', server.url('one_tool')], { cwd: project, timeout: 30_000 });
-  const out = JSON.parse(stdout.trim().split('\n').at(-1));
-  assert.deepEqual(out.result, { reason: 'done' });
-  const tool = out.messages.find((m) => m.role === 'tool');
-  assert.equal(tool.content, '{"city":"Paris","sky":"sunny"}');
-  assert.equal(out.messages.at(-1).content, replies.weather(tool));
-  assert.equal(out.cap, 5);
-  assert.ok(out.codes >= 10);
-  assert.equal(out.browserTools.length, 4);
-  // Resolved from the consumer's node_modules, through the "node" condition.
-  assert.ok(fileURLToPath(out.resolved).startsWith(path.join(project, 'node_modules', 'agui-client-tools')), out.resolved);
-  assert.ok(out.resolved.endsWith('/src/node.js'), out.resolved);
-});
+    );
+    const { stdout } = await run(process.execPath, ['smoke.mjs', server.url('one_tool')], {
+      cwd: project,
+      timeout: 30_000,
+    });
+    const out = JSON.parse(stdout.trim().split('\n').at(-1));
+    assert.deepEqual(out.result, { reason: 'done' });
+    const tool = out.messages.find((m) => m.role === 'tool');
+    assert.equal(tool.content, '{"city":"Paris","sky":"sunny"}');
+    assert.equal(out.messages.at(-1).content, replies.weather(tool));
+    assert.equal(out.cap, 5);
+    assert.ok(out.codes >= 10);
+    assert.equal(out.browserTools.length, 4);
+    // Resolved from the consumer's node_modules, through the "node" condition.
+    assert.ok(
+      fileURLToPath(out.resolved).startsWith(path.join(project, 'node_modules', 'agui-client-tools')),
+      out.resolved,
+    );
+    assert.ok(out.resolved.endsWith('/src/node.js'), out.resolved);
+  },
+);
 
-test('bundled for the browser with esbuild: the "node" condition (and node:fs) stays out; sizes', { timeout: 60_000 }, async (t) => {
-  const esbuild = await import('esbuild');
-  fs.writeFileSync(
-    path.join(project, 'browser-entry.js'),
-    `import { createRuntime, browserTools } from 'agui-client-tools';
+test(
+  'bundled for the browser with esbuild: the "node" condition (and node:fs) stays out; sizes',
+  { timeout: 60_000 },
+  async (t) => {
+    const esbuild = await import('esbuild');
+    fs.writeFileSync(
+      path.join(project, 'browser-entry.js'),
+      `import { createRuntime, browserTools } from 'agui-client-tools';
 export async function start(url) {
   const runtime = await createRuntime({ url, tools: [browserTools.getCurrentLocation, browserTools.requestUserApproval] });
   runtime.subscribe((change) => console.log(change.kind));
   return runtime.send('Where am I?');
 }
 `,
-  );
-  const build = (minify) =>
-    esbuild.build({
-      absWorkingDir: project,
-      entryPoints: ['browser-entry.js'],
-      bundle: true,
-      platform: 'browser',
-      format: 'esm',
-      minify,
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
-      outdir: path.join(project, 'out'),
-    });
-  const plain = await build(false);
-  const minified = await build(true);
-  assert.deepEqual(plain.errors, []);
-  const inputs = Object.keys(plain.metafile.inputs);
-  assert.ok(inputs.some((f) => f.endsWith('agui-client-tools/src/index.js')), `the browser entry is src/index.js: ${inputs.join(', ')}`);
-  assert.ok(!inputs.some((f) => f.endsWith('agui-client-tools/src/node.js')), 'src/node.js is not bundled');
-  assert.ok(inputs.some((f) => f.endsWith('dist/agui_core.mjs')), 'the wasm glue is bundled');
-  const [bundle] = plain.outputFiles.filter((f) => f.path.endsWith('.js'));
-  assert.ok(!/node:fs|readFile\(/.test(bundle.text), 'nothing of node:fs in the browser bundle');
-  assert.ok(!/\brequire\(\s*["'](fs|path|node:)/.test(bundle.text), 'no require of node builtins');
-  for (const out of Object.values(plain.metafile.outputs)) {
-    for (const imp of out.imports ?? []) assert.ok(!/^node:|^(fs|path)$/.test(imp.path), `external import ${imp.path}`);
-  }
-  // The .wasm is referenced by URL next to the glue (bundlers that follow new URL() ship it).
-  assert.match(bundle.text, /agui_core\.wasm/);
+    );
+    const build = (minify) =>
+      esbuild.build({
+        absWorkingDir: project,
+        entryPoints: ['browser-entry.js'],
+        bundle: true,
+        platform: 'browser',
+        format: 'esm',
+        minify,
+        write: false,
+        metafile: true,
+        logLevel: 'silent',
+        outdir: path.join(project, 'out'),
+      });
+    const plain = await build(false);
+    const minified = await build(true);
+    assert.deepEqual(plain.errors, []);
+    const inputs = Object.keys(plain.metafile.inputs);
+    assert.ok(
+      inputs.some((f) => f.endsWith('agui-client-tools/src/index.js')),
+      `the browser entry is src/index.js: ${inputs.join(', ')}`,
+    );
+    assert.ok(!inputs.some((f) => f.endsWith('agui-client-tools/src/node.js')), 'src/node.js is not bundled');
+    assert.ok(
+      inputs.some((f) => f.endsWith('dist/agui_core.mjs')),
+      'the wasm glue is bundled',
+    );
+    const [bundle] = plain.outputFiles.filter((f) => f.path.endsWith('.js'));
+    assert.ok(!/node:fs|readFile\(/.test(bundle.text), 'nothing of node:fs in the browser bundle');
+    assert.ok(!/\brequire\(\s*["'](fs|path|node:)/.test(bundle.text), 'no require of node builtins');
+    for (const out of Object.values(plain.metafile.outputs)) {
+      for (const imp of out.imports ?? [])
+        assert.ok(!/^node:|^(fs|path)$/.test(imp.path), `external import ${imp.path}`);
+    }
+    // The .wasm is referenced by URL next to the glue (bundlers that follow new URL() ship it).
+    assert.match(bundle.text, /agui_core\.wasm/);
 
-  // Sizes of what ships, from the installed package.
-  const pkg = path.join(project, 'node_modules', 'agui-client-tools');
-  const gz = (buf) => zlib.gzipSync(buf, { level: 9 }).length;
-  const wasm = fs.readFileSync(path.join(pkg, 'dist', 'agui_core.wasm'));
-  const js = Buffer.concat([
-    ...fs.readdirSync(path.join(pkg, 'src')).filter((f) => f.endsWith('.js')).sort().map((f) => fs.readFileSync(path.join(pkg, 'src', f))),
-    fs.readFileSync(path.join(pkg, 'dist', 'agui_core.mjs')),
-  ]);
-  const min = minified.outputFiles.find((f) => f.path.endsWith('.js'));
-  const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
-  const lines = [
-    `agui_core.wasm                      ${kb(wasm.length)} raw, ${kb(gz(wasm))} gzip -9`,
-    `JS (src/*.js + dist/agui_core.mjs)  ${kb(js.length)} raw, ${kb(gz(js))} gzip -9`,
-    `esbuild browser bundle              ${kb(bundle.contents.length)} raw, ${kb(gz(Buffer.from(bundle.contents)))} gzip -9`,
-    `esbuild browser bundle, minified    ${kb(min.contents.length)} raw, ${kb(gz(Buffer.from(min.contents)))} gzip -9`,
-    `tarball                             ${kb(fs.statSync(tarball).size)}`,
-  ];
-  for (const l of lines) t.diagnostic(l);
-  assert.ok(wasm.length > 0 && js.length > 0);
-});
+    // Sizes of what ships, from the installed package.
+    const pkg = path.join(project, 'node_modules', 'agui-client-tools');
+    const gz = (buf) => zlib.gzipSync(buf, { level: 9 }).length;
+    const wasm = fs.readFileSync(path.join(pkg, 'dist', 'agui_core.wasm'));
+    const js = Buffer.concat([
+      ...fs
+        .readdirSync(path.join(pkg, 'src'))
+        .filter((f) => f.endsWith('.js'))
+        .sort()
+        .map((f) => fs.readFileSync(path.join(pkg, 'src', f))),
+      fs.readFileSync(path.join(pkg, 'dist', 'agui_core.mjs')),
+    ]);
+    const min = minified.outputFiles.find((f) => f.path.endsWith('.js'));
+    const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
+    const lines = [
+      `agui_core.wasm                      ${kb(wasm.length)} raw, ${kb(gz(wasm))} gzip -9`,
+      `JS (src/*.js + dist/agui_core.mjs)  ${kb(js.length)} raw, ${kb(gz(js))} gzip -9`,
+      `esbuild browser bundle              ${kb(bundle.contents.length)} raw, ${kb(gz(Buffer.from(bundle.contents)))} gzip -9`,
+      `esbuild browser bundle, minified    ${kb(min.contents.length)} raw, ${kb(gz(Buffer.from(min.contents)))} gzip -9`,
+      `tarball                             ${kb(fs.statSync(tarball).size)}`,
+    ];
+    for (const l of lines) t.diagnostic(l);
+    assert.ok(wasm.length > 0 && js.length > 0);
+  },
+);

@@ -7,8 +7,21 @@ import assert from 'node:assert/strict';
 import { browserTools, AguiError } from '../../js-shim/src/node.js';
 import { scenarios, replies, describeResult, INTERRUPT_RESPONSE_SCHEMA } from '../support/scenarios.mjs';
 import {
-  T, tool, startServer, requestsOf, open, record, nextChange, toolCalls, toolMessages, resultOf, assertEveryCallAnsweredOnce,
-  assertErrorResult, assertAguiError, lastText, sleep,
+  T,
+  tool,
+  startServer,
+  requestsOf,
+  open,
+  record,
+  nextChange,
+  toolCalls,
+  toolMessages,
+  resultOf,
+  assertEveryCallAnsweredOnce,
+  assertErrorResult,
+  assertAguiError,
+  lastText,
+  sleep,
 } from './helpers.mjs';
 
 // The catalogue plus three scenarios of this file's own, built on the catalogue's.
@@ -25,7 +38,11 @@ const extra = {
     }
     const toolCallId = api.id('call');
     yield { type: 'TOOL_CALL_START', toolCallId, toolCallName: 'request_user_approval' };
-    yield { type: 'TOOL_CALL_ARGS', toolCallId, delta: JSON.stringify({ action: 'delete /tmp/x', details: 'cannot be undone' }) };
+    yield {
+      type: 'TOOL_CALL_ARGS',
+      toolCallId,
+      delta: JSON.stringify({ action: 'delete /tmp/x', details: 'cannot be undone' }),
+    };
     yield { type: 'TOOL_CALL_END', toolCallId };
   },
   // The catalogue's interrupt, with an expiresAt `offsetMs` from now (from forwardedProps).
@@ -58,8 +75,13 @@ test('approval approved: the call waits for approve(), then runs once and the tu
   const { approval } = await requested;
   const [call] = toolCalls(rt.messages);
   assert.deepEqual(approval, {
-    toolCallId: call.id, threadId: rt.threadId, name: 'delete_file', args: { path: '/tmp/x' },
-    summary: 'Delete a file', confirm: 'Delete this file?', destructive: false,
+    toolCallId: call.id,
+    threadId: rt.threadId,
+    name: 'delete_file',
+    args: { path: '/tmp/x' },
+    summary: 'Delete a file',
+    confirm: 'Delete this file?',
+    destructive: false,
   });
   await sleep(20);
   assert.deepEqual(calls, [], 'the handler waits for the decision');
@@ -77,11 +99,17 @@ test('approval approved: the call waits for approve(), then runs once and the tu
   assert.equal(result.content, '{"deleted":"/tmp/x"}');
   assert.equal(lastText(messages), replies.approval(result));
   assert.match(lastText(messages), /^delete_file approved/);
-  assert.deepEqual(changes.of('tool_call_status').map((s) => s.status), ['pending_approval', 'running', 'done']);
+  assert.deepEqual(
+    changes.of('tool_call_status').map((s) => s.status),
+    ['pending_approval', 'running', 'done'],
+  );
   assert.deepEqual(rt.approvals.pending(), []);
   // Deciding twice is refused and changes nothing.
   const n = messages.length;
-  assert.throws(() => rt.approvals.approve(approval.toolCallId), (e) => e instanceof AguiError && ['unknown_tool_call', 'already_answered'].includes(e.code));
+  assert.throws(
+    () => rt.approvals.approve(approval.toolCallId),
+    (e) => e instanceof AguiError && ['unknown_tool_call', 'already_answered'].includes(e.code),
+  );
   assert.equal(rt.messages.length, n);
 });
 
@@ -144,25 +172,29 @@ test('approvals are scoped to their thread: another thread cannot decide them', 
   assert.deepEqual(calls, ['/tmp/x']);
 });
 
-test('a new message while an approval is pending: the old turn ends aborted, the call is closed, the new turn runs', T, async (t) => {
-  const calls = [];
-  const rt = await open(t, { url: server.url('approval'), tools: [deleteFile(calls)] });
-  const requested = nextChange(rt, 'approval_requested');
-  const first = rt.send('delete /tmp/x');
-  await requested;
-  const second = rt.send('never mind');
-  const r1 = await first;
-  assert.equal(r1.reason, 'aborted');
-  const approvalAgain = nextChange(rt, 'approval_requested');
-  const { approval } = await approvalAgain;
-  rt.approvals.reject(approval.toolCallId);
-  assert.deepEqual(await second, { reason: 'done' });
-  assert.deepEqual(calls, []);
-  const messages = rt.messages;
-  assertEveryCallAnsweredOnce(messages);
-  assertErrorResult(resultOf(messages, toolCalls(messages)[0].id), /cancelled: a new message was sent/);
-  for (const r of requestsOf(server, rt)) assert.equal(r.error, null, 'the server accepted every thread');
-});
+test(
+  'a new message while an approval is pending: the old turn ends aborted, the call is closed, the new turn runs',
+  T,
+  async (t) => {
+    const calls = [];
+    const rt = await open(t, { url: server.url('approval'), tools: [deleteFile(calls)] });
+    const requested = nextChange(rt, 'approval_requested');
+    const first = rt.send('delete /tmp/x');
+    await requested;
+    const second = rt.send('never mind');
+    const r1 = await first;
+    assert.equal(r1.reason, 'aborted');
+    const approvalAgain = nextChange(rt, 'approval_requested');
+    const { approval } = await approvalAgain;
+    rt.approvals.reject(approval.toolCallId);
+    assert.deepEqual(await second, { reason: 'done' });
+    assert.deepEqual(calls, []);
+    const messages = rt.messages;
+    assertEveryCallAnsweredOnce(messages);
+    assertErrorResult(resultOf(messages, toolCalls(messages)[0].id), /cancelled: a new message was sent/);
+    for (const r of requestsOf(server, rt)) assert.equal(r.error, null, 'the server accepted every thread');
+  },
+);
 
 const requestApproval = { ...browserTools.requestUserApproval, defaultEnabled: true };
 
@@ -186,7 +218,10 @@ test('request_user_approval rejected: the result is {decision: "rejected"}, not 
   // Opt-in: off until the page enables it.
   assert.deepEqual(rt.tools.advertise(), []);
   rt.tools.setEnabled('request_user_approval', true);
-  assert.deepEqual(rt.tools.advertise().map((x) => x.name), ['request_user_approval']);
+  assert.deepEqual(
+    rt.tools.advertise().map((x) => x.name),
+    ['request_user_approval'],
+  );
   const requested = nextChange(rt, 'approval_requested');
   const turn = rt.send('clean up');
   const { approval } = await requested;
@@ -229,7 +264,9 @@ test('interrupt: surfaced as pending, answered with resume {confirm: true} on th
   assert.equal(runs[0].input.resume, undefined, 'no resume before there is something to answer');
   assert.deepEqual(runs[1].input.resume, [{ interruptId: 'int-1', status: 'resolved', payload: { confirm: true } }]);
   assert.equal(lastText(rt.messages), replies.resumed('int-1', runs[1].input.resume[0]));
-  assert.deepEqual(changes.of('interrupt_answered'), [{ kind: 'interrupt_answered', interruptId: 'int-1', status: 'resolved' }]);
+  assert.deepEqual(changes.of('interrupt_answered'), [
+    { kind: 'interrupt_answered', interruptId: 'int-1', status: 'resolved' },
+  ]);
   assert.deepEqual(rt.interrupts.pending(), []);
   assertAguiError(() => rt.interrupts.resolve('int-1', { confirm: true }), 'unknown_interrupt');
 });
@@ -249,7 +286,9 @@ test('interrupt: a payload that violates responseSchema throws invalid_argument 
   assert.equal(requestsOf(server, rt).length, 1, 'nothing was sent');
   rt.interrupts.resolve('int-1', { confirm: false });
   assert.deepEqual(await turn, { reason: 'done' });
-  assert.deepEqual(requestsOf(server, rt)[1].input.resume, [{ interruptId: 'int-1', status: 'resolved', payload: { confirm: false } }]);
+  assert.deepEqual(requestsOf(server, rt)[1].input.resume, [
+    { interruptId: 'int-1', status: 'resolved', payload: { confirm: false } },
+  ]);
 });
 
 test('interrupt cancelled: resume says cancelled, with the reason', T, async (t) => {
@@ -274,7 +313,10 @@ test('interrupt whose expiresAt is past: cancelled automatically', T, async (t) 
   assert.equal(entry.interruptId, 'int-1');
   assert.equal(entry.status, 'cancelled');
   assert.match(entry.payload.reason, /expired at/);
-  assert.deepEqual(changes.of('interrupt_answered').map((c) => c.status), ['cancelled']);
+  assert.deepEqual(
+    changes.of('interrupt_answered').map((c) => c.status),
+    ['cancelled'],
+  );
   assert.equal(lastText(rt.messages), replies.resumed('int-1', entry));
 });
 
@@ -289,7 +331,10 @@ test('interrupt expiring soon: pending until its expiresAt, then cancelled', T, 
 });
 
 test('interrupt expiring in 60 days stays pending (setTimeout cannot wait that long in one go)', T, async (t) => {
-  const rt = await open(t, { url: server.url('interrupt_expiring'), forwardedProps: { expiresInMs: 60 * 24 * 3600 * 1000 } });
+  const rt = await open(t, {
+    url: server.url('interrupt_expiring'),
+    forwardedProps: { expiresInMs: 60 * 24 * 3600 * 1000 },
+  });
   const raised = nextChange(rt, 'interrupts');
   rt.send('clean /tmp/x');
   await raised;

@@ -7,8 +7,22 @@ import assert from 'node:assert/strict';
 import { createRuntime, AguiError, ERROR_CODES } from '../../js-shim/src/node.js';
 import { TEXT_REPLY } from '../support/scenarios.mjs';
 import {
-  T, tool, startServer, requestsOf, open, record, nextChange, toolMessages, assertEveryCallAnsweredOnce, assertErrorResult,
-  assertAguiError, lastText, routedFetch, sleep, deferred, within,
+  T,
+  tool,
+  startServer,
+  requestsOf,
+  open,
+  record,
+  nextChange,
+  toolMessages,
+  assertEveryCallAnsweredOnce,
+  assertErrorResult,
+  assertAguiError,
+  lastText,
+  routedFetch,
+  sleep,
+  deferred,
+  within,
 } from './helpers.mjs';
 
 const server = await startServer(after);
@@ -55,44 +69,50 @@ test('abort while the stream is stalled (no bytes at all for a while)', T, async
   assert.equal(lastText(rt.messages), 'Thinking');
 });
 
-test('abort mid-handler: ctx.signal aborts, the late result is ignored, the call gets a cancelled error result', T, async (t) => {
-  const routes = routedFetch(server, 'one_tool');
-  const handlerStarted = deferred();
-  const lateDone = deferred();
-  let signal;
-  const rt = await open(t, {
-    url: server.url('one_tool'),
-    fetch: routes.fetch,
-    tools: [
-      tool('get_weather', (args, ctx) => {
-        signal = ctx.signal;
-        handlerStarted.resolve();
-        return new Promise((resolve) => {
-          ctx.signal.addEventListener('abort', () => setTimeout(() => (resolve('late result'), lateDone.resolve()), 10));
-        });
-      }),
-    ],
-  });
-  const turn = rt.send('weather?');
-  await handlerStarted.promise;
-  assert.deepEqual(rt.status.running.length, 1);
-  rt.abort();
-  const result = await turn;
-  assert.equal(result.reason, 'aborted');
-  assert.equal(signal.aborted, true);
-  await lateDone.promise;
-  await sleep(10);
-  const messages = rt.messages;
-  assertEveryCallAnsweredOnce(messages);
-  const [message] = toolMessages(messages);
-  assertErrorResult(message, /^cancelled: /);
-  assert.ok(!message.content.includes('late result'));
-  assert.equal(requestsOf(server, rt).length, 1, 'the late result did not start a run');
-  // The thread the abort left is one a provider accepts.
-  routes.use('text');
-  assert.deepEqual(await rt.send('hello again'), { reason: 'done' });
-  for (const r of requestsOf(server, rt)) assert.equal(r.error, null);
-});
+test(
+  'abort mid-handler: ctx.signal aborts, the late result is ignored, the call gets a cancelled error result',
+  T,
+  async (t) => {
+    const routes = routedFetch(server, 'one_tool');
+    const handlerStarted = deferred();
+    const lateDone = deferred();
+    let signal;
+    const rt = await open(t, {
+      url: server.url('one_tool'),
+      fetch: routes.fetch,
+      tools: [
+        tool('get_weather', (args, ctx) => {
+          signal = ctx.signal;
+          handlerStarted.resolve();
+          return new Promise((resolve) => {
+            ctx.signal.addEventListener('abort', () =>
+              setTimeout(() => (resolve('late result'), lateDone.resolve()), 10),
+            );
+          });
+        }),
+      ],
+    });
+    const turn = rt.send('weather?');
+    await handlerStarted.promise;
+    assert.deepEqual(rt.status.running.length, 1);
+    rt.abort();
+    const result = await turn;
+    assert.equal(result.reason, 'aborted');
+    assert.equal(signal.aborted, true);
+    await lateDone.promise;
+    await sleep(10);
+    const messages = rt.messages;
+    assertEveryCallAnsweredOnce(messages);
+    const [message] = toolMessages(messages);
+    assertErrorResult(message, /^cancelled: /);
+    assert.ok(!message.content.includes('late result'));
+    assert.equal(requestsOf(server, rt).length, 1, 'the late result did not start a run');
+    // The thread the abort left is one a provider accepts.
+    routes.use('text');
+    assert.deepEqual(await rt.send('hello again'), { reason: 'done' });
+    for (const r of requestsOf(server, rt)) assert.equal(r.error, null);
+  },
+);
 
 test('dispose() mid-stream resolves the turn as aborted; the runtime refuses every later call', T, async (t) => {
   const rt = await createRuntime({ url: server.url('slow') });
@@ -196,7 +216,7 @@ test('truncated: the socket dies mid-event; run_error, and the text that arrived
   assert.equal(lastText(messages), 'This reply is cut off mid-');
 });
 
-test('run_error: the agent\'s RUN_ERROR ends the turn with its message and code', T, async (t) => {
+test("run_error: the agent's RUN_ERROR ends the turn with its message and code", T, async (t) => {
   const { rt, history } = await withHistory(t, 'run_error');
   const changes = record(rt);
   const result = await rt.send('again');
@@ -221,7 +241,10 @@ test('a run error while a client call is outstanding closes the call (no unanswe
     },
   });
   let runs = 0;
-  const rt = await open(t, { url: scenariosServer.url('call_then_cut'), tools: [tool('get_weather', () => (runs++, 'sunny'))] });
+  const rt = await open(t, {
+    url: scenariosServer.url('call_then_cut'),
+    tools: [tool('get_weather', () => (runs++, 'sunny'))],
+  });
   const result = await rt.send('weather?');
   assert.equal(result.reason, 'run_error');
   assert.equal(runs, 0, 'nothing runs from a run that failed');
@@ -238,42 +261,53 @@ test('an unreachable agent: run_error naming the URL', T, async (t) => {
   assert.match(result.message, /could not reach the agent at http:\/\/127\.0\.0\.1:9\/agent/);
 });
 
-test('a body chunk the wasm heap cannot hold: run_error naming its size; the thread keeps what it had', T, async (t) => {
-  // A fetch of the page's own that hands over a 2 GiB chunk, past the module's memory limit.
-  const huge = { byteLength: 2 ** 31, length: 2 ** 31 };
-  const fetch = async () =>
-    new Response(new ReadableStream({ start: (c) => (c.enqueue(huge), c.close()) }), {
-      headers: { 'content-type': 'text/event-stream' },
-    });
-  const { rt, history } = await withHistory(t, 'text', { fetch });
-  const result = await rt.send('one more');
-  assert.equal(result.reason, 'run_error');
-  assert.equal(result.code, 'transport');
-  assert.match(result.message, /broke off: a chunk of 2147483648 bytes does not fit in the wasm heap/);
-  assert.deepEqual(rt.messages.slice(0, history.length), history, 'every message it had');
-  assert.equal(rt.messages.at(-1).content, 'one more');
-});
+test(
+  'a body chunk the wasm heap cannot hold: run_error naming its size; the thread keeps what it had',
+  T,
+  async (t) => {
+    // A fetch of the page's own that hands over a 2 GiB chunk, past the module's memory limit.
+    const huge = { byteLength: 2 ** 31, length: 2 ** 31 };
+    const fetch = async () =>
+      new Response(new ReadableStream({ start: (c) => (c.enqueue(huge), c.close()) }), {
+        headers: { 'content-type': 'text/event-stream' },
+      });
+    const { rt, history } = await withHistory(t, 'text', { fetch });
+    const result = await rt.send('one more');
+    assert.equal(result.reason, 'run_error');
+    assert.equal(result.code, 'transport');
+    assert.match(result.message, /broke off: a chunk of 2147483648 bytes does not fit in the wasm heap/);
+    assert.deepEqual(rt.messages.slice(0, history.length), history, 'every message it had');
+    assert.equal(rt.messages.at(-1).content, 'one more');
+  },
+);
 
-test('malformed events: each problem is reported as a {kind: "problem"} change; the good events are kept', T, async (t) => {
-  const rt = await open(t, { url: server.url('malformed') });
-  const changes = record(rt);
-  assert.deepEqual(await rt.send('go'), { reason: 'done' });
-  const problems = changes.problems();
-  assert.deepEqual(problems.map((p) => p.code), ['invalid_json', 'unknown_event', 'missing_field', 'unknown_message']);
-  for (const p of problems) {
-    assert.equal(p.kind, 'problem');
-    assert.equal(p.fatal, false);
-    assert.equal(typeof p.index, 'number');
-    assert.equal(typeof p.eventType, 'string');
-    assert.ok(p.message.length > 10);
-  }
-  assert.match(problems[0].message, /not valid JSON/);
-  assert.equal(problems[1].eventType, 'NOT_A_REAL_EVENT');
-  assert.match(problems[2].message, /messageId/);
-  assert.match(problems[3].message, /nobody-opened-this/);
-  assert.equal(lastText(rt.messages), 'before after');
-  assert.equal(rt.messages.length, 2);
-});
+test(
+  'malformed events: each problem is reported as a {kind: "problem"} change; the good events are kept',
+  T,
+  async (t) => {
+    const rt = await open(t, { url: server.url('malformed') });
+    const changes = record(rt);
+    assert.deepEqual(await rt.send('go'), { reason: 'done' });
+    const problems = changes.problems();
+    assert.deepEqual(
+      problems.map((p) => p.code),
+      ['invalid_json', 'unknown_event', 'missing_field', 'unknown_message'],
+    );
+    for (const p of problems) {
+      assert.equal(p.kind, 'problem');
+      assert.equal(p.fatal, false);
+      assert.equal(typeof p.index, 'number');
+      assert.equal(typeof p.eventType, 'string');
+      assert.ok(p.message.length > 10);
+    }
+    assert.match(problems[0].message, /not valid JSON/);
+    assert.equal(problems[1].eventType, 'NOT_A_REAL_EVENT');
+    assert.match(problems[2].message, /messageId/);
+    assert.match(problems[3].message, /nobody-opened-this/);
+    assert.equal(lastText(rt.messages), 'before after');
+    assert.equal(rt.messages.length, 2);
+  },
+);
 
 test('limits.maxEventBytes: an oversized event stops the run cleanly with a fatal problem', T, async (t) => {
   const rt = await open(t, { url: server.url('text'), limits: { maxEventBytes: 40 } });
@@ -299,20 +333,46 @@ test('bad calls to the API throw AguiError with the right code and change nothin
   };
   const cases = [
     ['register: bad name', () => rt.tools.register(tool('bad name!', () => 1)), 'invalid_tool', /bad name!/],
-    ['register: name too long', () => rt.tools.register({ ...tool('get_time', () => 1), name: 'x'.repeat(65) }), 'invalid_tool'],
-    ['register: missing handler', () => rt.tools.register({ name: 'get_time', description: 'time' }), 'invalid_tool', /get_time.*handler/],
-    ['register: handler not a function', () => rt.tools.register({ name: 'get_time', description: 't', handler: 'x' }), 'invalid_tool'],
+    [
+      'register: name too long',
+      () => rt.tools.register({ ...tool('get_time', () => 1), name: 'x'.repeat(65) }),
+      'invalid_tool',
+    ],
+    [
+      'register: missing handler',
+      () => rt.tools.register({ name: 'get_time', description: 'time' }),
+      'invalid_tool',
+      /get_time.*handler/,
+    ],
+    [
+      'register: handler not a function',
+      () => rt.tools.register({ name: 'get_time', description: 't', handler: 'x' }),
+      'invalid_tool',
+    ],
     ['register: not an object', () => rt.tools.register(null), 'invalid_tool'],
     ['register: duplicate', () => rt.tools.register(tool('get_weather', () => 2)), 'duplicate_tool', /get_weather/],
-    ['register: parameters not an object schema', () => rt.tools.register({ ...tool('get_time', () => 1), parameters: { type: 'string' } }), null],
-    ['register: unserialisable definition', () => rt.tools.register({ ...tool('get_time', () => 1), category: 1n }), 'invalid_tool'],
+    [
+      'register: parameters not an object schema',
+      () => rt.tools.register({ ...tool('get_time', () => 1), parameters: { type: 'string' } }),
+      null,
+    ],
+    [
+      'register: unserialisable definition',
+      () => rt.tools.register({ ...tool('get_time', () => 1), category: 1n }),
+      'invalid_tool',
+    ],
     ['setEnabled: unknown tool', () => rt.tools.setEnabled('nope', false), 'unknown_tool', /nope/],
     ['unregister: unknown tool', () => rt.tools.unregister('nope'), 'unknown_tool', /nope/],
     ['send(undefined)', () => rt.send(undefined), 'invalid_argument'],
     ['send(123)', () => rt.send(123), 'invalid_argument'],
     ['send([])', () => rt.send([]), 'invalid_argument'],
     ['send([{role}])', () => rt.send([{ role: 'user' }]), 'invalid_argument', /role.*content/],
-    ['send(a duplicate message id)', () => rt.send([{ id: before.messages[0].id, role: 'user', content: 'x' }]), 'invalid_argument', /already in the thread/],
+    [
+      'send(a duplicate message id)',
+      () => rt.send([{ id: before.messages[0].id, role: 'user', content: 'x' }]),
+      'invalid_argument',
+      /already in the thread/,
+    ],
     ['subscribe(not a function)', () => rt.subscribe('nope'), 'invalid_argument'],
     ['approve(unknown)', () => rt.approvals.approve('nope'), 'unknown_tool_call'],
     ['reject(unknown)', () => rt.approvals.reject('nope'), 'unknown_tool_call'],
@@ -326,7 +386,10 @@ test('bad calls to the API throw AguiError with the right code and change nothin
     } catch (e) {
       thrown = e;
     }
-    assert.ok(thrown instanceof AguiError, `${what}: throws an AguiError (got ${thrown?.constructor?.name}: ${thrown?.message})`);
+    assert.ok(
+      thrown instanceof AguiError,
+      `${what}: throws an AguiError (got ${thrown?.constructor?.name}: ${thrown?.message})`,
+    );
     assert.ok(ERROR_CODES.includes(thrown.code), `${what}: a known code`);
     if (code) assert.equal(thrown.code, code, `${what}: ${thrown.message}`);
     if (pattern) assert.match(thrown.message, pattern, what);
@@ -344,12 +407,27 @@ test('createRuntime refuses bad options with invalid_argument', T, async () => {
     [{ url: server.url('text'), defaultTimeoutMs: 0 }, /defaultTimeoutMs/],
     [{ url: server.url('text'), context: [{ description: 1 }] }, /context/],
     [{ url: server.url('text'), thread: { format: 'something else' } }, /thread import/],
-    [{ url: server.url('text'), thread: { format: 'agui-client-tools/thread', version: 2, threadId: 't', messages: [] } }, /version/],
-    [{ url: server.url('text'), thread: { format: 'agui-client-tools/thread', version: 1, threadId: 't', messages: [{ role: 'user' }] } }, /message 0/],
+    [
+      {
+        url: server.url('text'),
+        thread: { format: 'agui-client-tools/thread', version: 2, threadId: 't', messages: [] },
+      },
+      /version/,
+    ],
+    [
+      {
+        url: server.url('text'),
+        thread: { format: 'agui-client-tools/thread', version: 1, threadId: 't', messages: [{ role: 'user' }] },
+      },
+      /message 0/,
+    ],
   ];
   for (const [options, pattern] of bad) {
     await assert.rejects(createRuntime(options), (e) => {
-      assert.ok(e instanceof AguiError, `${JSON.stringify(options)}: AguiError, got ${e?.constructor?.name}: ${e?.message}`);
+      assert.ok(
+        e instanceof AguiError,
+        `${JSON.stringify(options)}: AguiError, got ${e?.constructor?.name}: ${e?.message}`,
+      );
       assert.equal(e.code, 'invalid_argument', e.message);
       assert.match(e.message, pattern);
       return true;
@@ -364,22 +442,30 @@ test('send() with invalid input while a turn is streaming throws and leaves that
   await delta;
   assertAguiError(() => rt.send(123), 'invalid_argument');
   rt.abort('done with this test');
-  assert.deepEqual(await turn, { reason: 'aborted', message: 'done with this test' }, 'the turn was still running until our abort');
+  assert.deepEqual(
+    await turn,
+    { reason: 'aborted', message: 'done with this test' },
+    'the turn was still running until our abort',
+  );
 });
 
-test('a new valid message mid-stream supersedes the turn: the old one resolves aborted, the new one runs', T, async (t) => {
-  const routes = routedFetch(server, 'slow');
-  const rt = await open(t, { url: server.url('slow'), fetch: routes.fetch });
-  const delta = nextChange(rt, 'text_appended');
-  const first = rt.send('talk');
-  await delta;
-  routes.use('text');
-  const second = rt.send('actually, just say hello');
-  assert.equal((await first).reason, 'aborted');
-  assert.deepEqual(await second, { reason: 'done' });
-  assert.equal(lastText(rt.messages), TEXT_REPLY);
-  for (const r of requestsOf(server, rt)) assert.equal(r.error, null);
-});
+test(
+  'a new valid message mid-stream supersedes the turn: the old one resolves aborted, the new one runs',
+  T,
+  async (t) => {
+    const routes = routedFetch(server, 'slow');
+    const rt = await open(t, { url: server.url('slow'), fetch: routes.fetch });
+    const delta = nextChange(rt, 'text_appended');
+    const first = rt.send('talk');
+    await delta;
+    routes.use('text');
+    const second = rt.send('actually, just say hello');
+    assert.equal((await first).reason, 'aborted');
+    assert.deepEqual(await second, { reason: 'done' });
+    assert.equal(lastText(rt.messages), TEXT_REPLY);
+    for (const r of requestsOf(server, rt)) assert.equal(r.error, null);
+  },
+);
 
 test('a subscriber that throws does not break the turn', T, async (t) => {
   const rt = await open(t, { url: server.url('text') });
@@ -399,5 +485,8 @@ test('a subscriber that throws does not break the turn', T, async (t) => {
   await sleep(0);
   assert.equal(lastText(rt.messages), TEXT_REPLY);
   assert.ok(good.of('turn_ended').length === 1, 'other subscribers still get every change');
-  assert.ok(errors.length > 0 && errors.every((e) => e.message === 'subscriber bug'), 'the error is rethrown out of band');
+  assert.ok(
+    errors.length > 0 && errors.every((e) => e.message === 'subscriber bug'),
+    'the error is rethrown out of band',
+  );
 });

@@ -5,8 +5,18 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { replies } from '../support/scenarios.mjs';
 import {
-  T, tool, startServer, requestsOf, open, record, toolMessages, assertEveryCallAnsweredOnce, assertErrorResult, lastText,
-  sleep, deferred,
+  T,
+  tool,
+  startServer,
+  requestsOf,
+  open,
+  record,
+  toolMessages,
+  assertEveryCallAnsweredOnce,
+  assertErrorResult,
+  lastText,
+  sleep,
+  deferred,
 } from './helpers.mjs';
 
 const server = await startServer(after);
@@ -88,71 +98,84 @@ test('return values: a string as is, undefined as "", null and numbers and objec
 test('a result JSON cannot encode (BigInt, a cycle, a function) becomes an error result', T, async (t) => {
   const cycle = { name: 'loop' };
   cycle.self = cycle;
-  for (const [what, value] of [['BigInt', { big: 10n }], ['cycle', cycle], ['function', () => 1], ['symbol', Symbol('s')]]) {
+  for (const [what, value] of [
+    ['BigInt', { big: 10n }],
+    ['cycle', cycle],
+    ['function', () => 1],
+    ['symbol', Symbol('s')],
+  ]) {
     const { message, result } = await oneTool(t, () => value);
     assert.deepEqual(result, { reason: 'done' }, what);
     assertErrorResult(message, /cannot be encoded as JSON/);
   }
 });
 
-test('per-tool timeoutMs: the call gets a timeout error, ctx.signal aborts, the late answer is ignored', T, async (t) => {
-  const lateAnswer = deferred();
-  let signal;
-  const { result, message, rt } = await oneTool(
-    t,
-    (args, ctx) => {
-      signal = ctx.signal;
-      return new Promise((resolve) => {
-        ctx.signal.addEventListener('abort', () => {
-          // Answer anyway, a little later: it must be dropped.
-          setTimeout(() => {
-            resolve('late answer');
-            lateAnswer.resolve();
-          }, 10);
+test(
+  'per-tool timeoutMs: the call gets a timeout error, ctx.signal aborts, the late answer is ignored',
+  T,
+  async (t) => {
+    const lateAnswer = deferred();
+    let signal;
+    const { result, message, rt } = await oneTool(
+      t,
+      (args, ctx) => {
+        signal = ctx.signal;
+        return new Promise((resolve) => {
+          ctx.signal.addEventListener('abort', () => {
+            // Answer anyway, a little later: it must be dropped.
+            setTimeout(() => {
+              resolve('late answer');
+              lateAnswer.resolve();
+            }, 10);
+          });
         });
-      });
-    },
-    { tool: { timeoutMs: 60 }, defaultTimeoutMs: 30_000 },
-  );
-  assert.deepEqual(result, { reason: 'done' });
-  assertErrorResult(message, /timed out after 60 ms/);
-  assert.equal(signal.aborted, true, "the handler's ctx.signal was aborted");
-  await lateAnswer.promise;
-  await sleep(10);
-  const contents = toolMessages(rt.messages).map((m) => m.content);
-  assert.ok(!contents.some((c) => c.includes('late answer')), 'the late answer never reached the thread');
-  assert.equal(toolMessages(rt.messages).length, 1);
-  assert.equal(requestsOf(server, rt).length, 2, 'the late answer did not start another run');
-});
+      },
+      { tool: { timeoutMs: 60 }, defaultTimeoutMs: 30_000 },
+    );
+    assert.deepEqual(result, { reason: 'done' });
+    assertErrorResult(message, /timed out after 60 ms/);
+    assert.equal(signal.aborted, true, "the handler's ctx.signal was aborted");
+    await lateAnswer.promise;
+    await sleep(10);
+    const contents = toolMessages(rt.messages).map((m) => m.content);
+    assert.ok(!contents.some((c) => c.includes('late answer')), 'the late answer never reached the thread');
+    assert.equal(toolMessages(rt.messages).length, 1);
+    assert.equal(requestsOf(server, rt).length, 2, 'the late answer did not start another run');
+  },
+);
 
-test('ctx.signal first read after the call ended is already aborted, with the reason (timeout and abort)', T, async (t) => {
-  // The signal is made on first read; a handler that looks only after the call ended must still see why.
-  const late = [];
-  const readLate = (wait) => async (args, ctx) => {
-    await wait;
-    late.push({ aborted: ctx.signal.aborted, code: ctx.signal.reason?.code, message: ctx.signal.reason?.message });
-  };
-  const timedOut = deferred();
-  const { message } = await oneTool(t, readLate(timedOut.promise), { tool: { timeoutMs: 30 } });
-  assertErrorResult(message, /timed out after 30 ms/);
-  timedOut.resolve();
-  await sleep(5);
-  assert.deepEqual(late, [{ aborted: true, code: 'limit_exceeded', message: 'timed out after 30 ms' }]);
+test(
+  'ctx.signal first read after the call ended is already aborted, with the reason (timeout and abort)',
+  T,
+  async (t) => {
+    // The signal is made on first read; a handler that looks only after the call ended must still see why.
+    const late = [];
+    const readLate = (wait) => async (args, ctx) => {
+      await wait;
+      late.push({ aborted: ctx.signal.aborted, code: ctx.signal.reason?.code, message: ctx.signal.reason?.message });
+    };
+    const timedOut = deferred();
+    const { message } = await oneTool(t, readLate(timedOut.promise), { tool: { timeoutMs: 30 } });
+    assertErrorResult(message, /timed out after 30 ms/);
+    timedOut.resolve();
+    await sleep(5);
+    assert.deepEqual(late, [{ aborted: true, code: 'limit_exceeded', message: 'timed out after 30 ms' }]);
 
-  const gate = deferred();
-  const started = deferred();
-  const rt = await open(t, {
-    url: server.url('one_tool'),
-    tools: [tool('get_weather', (args, ctx) => (started.resolve(), readLate(gate.promise)(args, ctx)))],
-  });
-  const turn = rt.send('weather?');
-  await started.promise;
-  rt.abort('the user left');
-  assert.equal((await turn).reason, 'aborted');
-  gate.resolve();
-  await sleep(5);
-  assert.deepEqual(late[1], { aborted: true, code: 'invalid_state', message: 'the user left' });
-});
+    const gate = deferred();
+    const started = deferred();
+    const rt = await open(t, {
+      url: server.url('one_tool'),
+      tools: [tool('get_weather', (args, ctx) => (started.resolve(), readLate(gate.promise)(args, ctx)))],
+    });
+    const turn = rt.send('weather?');
+    await started.promise;
+    rt.abort('the user left');
+    assert.equal((await turn).reason, 'aborted');
+    gate.resolve();
+    await sleep(5);
+    assert.deepEqual(late[1], { aborted: true, code: 'invalid_state', message: 'the user left' });
+  },
+);
 
 test('defaultTimeoutMs applies to a tool without its own timeoutMs; a tool timeoutMs overrides it', T, async (t) => {
   const { message } = await oneTool(t, () => new Promise(() => {}), { defaultTimeoutMs: 40 });

@@ -10,8 +10,21 @@ import vm from 'node:vm';
 import { createRuntime, AguiError } from '../../js-shim/src/node.js';
 import { loadCore, wellFormed, wellFormedJson, replaceLoneSurrogates } from '../../js-shim/src/core.js';
 import {
-  T, open, record, nextChange, within, sleep, deferred, resultOf, assertErrorResult, assertAguiError,
-  assertEveryCallAnsweredOnce, scriptedFetch, callEvents, watchEscapes, sseOf,
+  T,
+  open,
+  record,
+  nextChange,
+  within,
+  sleep,
+  deferred,
+  resultOf,
+  assertErrorResult,
+  assertAguiError,
+  assertEveryCallAnsweredOnce,
+  scriptedFetch,
+  callEvents,
+  watchEscapes,
+  sseOf,
 } from './helpers.mjs';
 import { seededRandom } from '../support/random.mjs';
 
@@ -26,7 +39,11 @@ const reply = (text) => [
 /** A model that calls `probe` once, then answers with text. */
 const callsProbeOnce = (input, n) => (n === 0 ? callEvents('call-1', 'probe') : reply('ok'));
 const probe = (handler, extra = {}) => ({
-  name: 'probe', description: 'a probe', parameters: { type: 'object' }, handler, ...extra,
+  name: 'probe',
+  description: 'a probe',
+  parameters: { type: 'object' },
+  handler,
+  ...extra,
 });
 
 const isoIn = (ms) => new Date(Date.now() + ms).toISOString();
@@ -35,14 +52,23 @@ const interrupting = (interrupts) => (input, n) =>
   n === 0
     ? [
         { type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId },
-        { type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId, outcome: { type: 'interrupt', interrupts: interrupts() } },
+        {
+          type: 'RUN_FINISHED',
+          threadId: input.threadId,
+          runId: input.runId,
+          outcome: { type: 'interrupt', interrupts: interrupts() },
+        },
       ]
     : reply('resumed');
 
 /** One turn in which the model calls `probe` once: the turn's result, the call's tool message, the requests. */
 async function oneCall(t, handler, extra = {}) {
   const scripted = scriptedFetch(callsProbeOnce);
-  const rt = await open(t, { url: URL_, fetch: scripted.fetch, tools: [probe(handler, { timeoutMs: 5000, ...extra })] });
+  const rt = await open(t, {
+    url: URL_,
+    fetch: scripted.fetch,
+    tools: [probe(handler, { timeoutMs: 5000, ...extra })],
+  });
   const result = await within(rt.send('go'), 2000, 'the turn');
   return { rt, result, message: resultOf(rt.messages, 'call-1'), requests: scripted.requests };
 }
@@ -50,17 +76,37 @@ async function oneCall(t, handler, extra = {}) {
 // ----------------------------------------------------------- 1. undescribable throws
 
 const undescribable = () => ({
-  toString() { throw new Error('no toString'); },
-  toJSON() { throw new Error('no toJSON'); },
+  toString() {
+    throw new Error('no toString');
+  },
+  toJSON() {
+    throw new Error('no toJSON');
+  },
 });
 const trapsThrow = () =>
-  new Proxy({}, Object.fromEntries(
-    ['get', 'has', 'ownKeys', 'getPrototypeOf', 'getOwnPropertyDescriptor'].map((trap) => [trap, () => { throw new Error(`${trap} trap`); }]),
-  ));
+  new Proxy(
+    {},
+    Object.fromEntries(
+      ['get', 'has', 'ownKeys', 'getPrototypeOf', 'getOwnPropertyDescriptor'].map((trap) => [
+        trap,
+        () => {
+          throw new Error(`${trap} trap`);
+        },
+      ]),
+    ),
+  );
 
-for (const [what, make] of [['an object whose toString and toJSON throw', undescribable], ['a Proxy whose traps throw', trapsThrow]]) {
+for (const [what, make] of [
+  ['an object whose toString and toJSON throw', undescribable],
+  ['a Proxy whose traps throw', trapsThrow],
+]) {
   for (const [how, handler] of [
-    ['throws', () => { throw make(); }],
+    [
+      'throws',
+      () => {
+        throw make();
+      },
+    ],
     ['rejects with', () => Promise.reject(make())],
   ]) {
     test(`a handler that ${how} ${what} gets an error result at once, and nothing escapes`, T, async (t) => {
@@ -76,14 +122,22 @@ for (const [what, make] of [['an object whose toString and toJSON throw', undesc
   }
 }
 
-test('a handler whose result has a toJSON that throws a Proxy whose traps throw gets an error result, and nothing escapes', T, async (t) => {
-  const escapes = watchEscapes();
-  t.after(escapes.stop);
-  const { message } = await oneCall(t, async () => ({ toJSON() { throw trapsThrow(); } }));
-  assertErrorResult(message, /cannot be encoded as JSON/);
-  await sleep(20);
-  assert.deepEqual(escapes.escaped, []);
-});
+test(
+  'a handler whose result has a toJSON that throws a Proxy whose traps throw gets an error result, and nothing escapes',
+  T,
+  async (t) => {
+    const escapes = watchEscapes();
+    t.after(escapes.stop);
+    const { message } = await oneCall(t, async () => ({
+      toJSON() {
+        throw trapsThrow();
+      },
+    }));
+    assertErrorResult(message, /cannot be encoded as JSON/);
+    await sleep(20);
+    assert.deepEqual(escapes.escaped, []);
+  },
+);
 
 // ------------------------------------------------------------- 2. lone surrogates
 
@@ -97,22 +151,32 @@ const LONE = [
 ];
 
 for (const [what, sent, kept] of LONE) {
-  test(`a string result with ${what} reaches the thread and the request with U+FFFD in its place, nothing else changed`, T, async (t) => {
-    const { message, requests } = await oneCall(t, () => sent);
-    assert.equal(message.content, kept);
-    assert.equal(requests[1].messages.find((m) => m.role === 'tool').content, kept);
-  });
+  test(
+    `a string result with ${what} reaches the thread and the request with U+FFFD in its place, nothing else changed`,
+    T,
+    async (t) => {
+      const { message, requests } = await oneCall(t, () => sent);
+      assert.equal(message.content, kept);
+      assert.equal(requests[1].messages.find((m) => m.role === 'tool').content, kept);
+    },
+  );
 }
 
 test('a thrown Error message with a lone surrogate keeps every other character', T, async (t) => {
-  const { message } = await oneCall(t, () => { throw new Error('bad A\ud800BCD'); });
+  const { message } = await oneCall(t, () => {
+    throw new Error('bad A\ud800BCD');
+  });
   assertErrorResult(message);
   assert.match(message.error, /bad A\ufffdBCD/);
 });
 
 test('an approvals.reject() reason with a lone surrogate keeps every other character', T, async (t) => {
   const scripted = scriptedFetch(callsProbeOnce);
-  const rt = await open(t, { url: URL_, fetch: scripted.fetch, tools: [probe(() => 'ran', { requiresApproval: true })] });
+  const rt = await open(t, {
+    url: URL_,
+    fetch: scripted.fetch,
+    tools: [probe(() => 'ran', { requiresApproval: true })],
+  });
   const requested = nextChange(rt, 'approval_requested');
   const turn = rt.send('go');
   const { approval } = await requested;
@@ -126,19 +190,27 @@ test('an approvals.reject() reason with a lone surrogate keeps every other chara
 test('an abort() reason with a lone surrogate ends the turn with U+FFFD in its place', T, async (t) => {
   const started = deferred();
   const scripted = scriptedFetch(callsProbeOnce);
-  const rt = await open(t, { url: URL_, fetch: scripted.fetch, tools: [probe(() => (started.resolve(), new Promise(() => {})))] });
+  const rt = await open(t, {
+    url: URL_,
+    fetch: scripted.fetch,
+    tools: [probe(() => (started.resolve(), new Promise(() => {})))],
+  });
   const turn = rt.send('go');
   await started.promise;
   rt.abort('stop \udc00 now');
   assert.equal((await turn).message, 'stop \ufffd now');
 });
 
-test('an object result with a lone surrogate in a value and a key keeps every other character, U+FFFD in its place', T, async (t) => {
-  const { message, requests } = await oneCall(t, () => ({ ['k\udc00']: 'A\ud800BCD', list: ['\ud83d\ude00\ud800'] }));
-  const expected = JSON.stringify({ ['k\ufffd']: 'A\ufffdBCD', list: ['\u{1f600}\ufffd'] });
-  assert.equal(message.content, expected);
-  assert.equal(requests[1].messages.find((m) => m.role === 'tool').content, expected);
-});
+test(
+  'an object result with a lone surrogate in a value and a key keeps every other character, U+FFFD in its place',
+  T,
+  async (t) => {
+    const { message, requests } = await oneCall(t, () => ({ ['k\udc00']: 'A\ud800BCD', list: ['\ud83d\ude00\ud800'] }));
+    const expected = JSON.stringify({ ['k\ufffd']: 'A\ufffdBCD', list: ['\u{1f600}\ufffd'] });
+    assert.equal(message.content, expected);
+    assert.equal(requests[1].messages.find((m) => m.role === 'tool').content, expected);
+  },
+);
 
 test('text that only looks like a surrogate escape (a backslash, then ud800) is never changed', T, async (t) => {
   const literal = '\\ud800 and \\\\ud800';
@@ -155,7 +227,10 @@ test('send() with a lone surrogate in the text or in a message sends U+FFFD in i
   assert.deepEqual(await rt.send([{ role: 'user', content: 'x\udc00y' }]), { reason: 'done' });
   const users = rt.messages.filter((m) => m.role === 'user').map((m) => m.content);
   assert.deepEqual(users, ['A\ufffdBCD', 'x\ufffdy']);
-  assert.deepEqual(scripted.requests[1].messages.filter((m) => m.role === 'user').map((m) => m.content), users);
+  assert.deepEqual(
+    scripted.requests[1].messages.filter((m) => m.role === 'user').map((m) => m.content),
+    users,
+  );
 });
 
 test('an interrupts.resolve() payload with a lone surrogate resumes with U+FFFD in its place', T, async (t) => {
@@ -236,7 +311,10 @@ test('runtimes dropped without dispose() give their wasm heap back once collecte
 
 test('a createRuntime({tools}) refused for one definition frees everything it took', T, async () => {
   const tools = [probe(() => 1), { name: 'bad name!', description: 'x', handler: () => 2 }];
-  const attempt = () => assert.rejects(createRuntime({ url: URL_, fetch: scriptedFetch(callsProbeOnce).fetch, tools }), { code: 'invalid_tool' });
+  const attempt = () =>
+    assert.rejects(createRuntime({ url: URL_, fetch: scriptedFetch(callsProbeOnce).fetch, tools }), {
+      code: 'invalid_tool',
+    });
   await attempt();
   const before = heapInUse();
   for (let i = 0; i < 50; i += 1) await attempt();
@@ -257,24 +335,31 @@ function stuckResponse(first) {
     },
     cancel: (reason) => cancelled.resolve(reason ?? 'cancelled'),
   });
-  return { response: new Response(body, { headers: { 'content-type': 'text/event-stream' } }), cancelled: cancelled.promise };
+  return {
+    response: new Response(body, { headers: { 'content-type': 'text/event-stream' } }),
+    cancelled: cancelled.promise,
+  };
 }
 
-test('idleTimeoutMs ends the run itself when a custom fetch body ignores the abort signal, and cancels the reader', T, async (t) => {
-  let stuck;
-  const scripted = scriptedFetch((input, n) => {
-    if (n > 0) return reply('second turn');
-    stuck = stuckResponse(sseOf([{ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId }]));
-    return stuck.response;
-  });
-  const rt = await open(t, { url: URL_, fetch: scripted.fetch, idleTimeoutMs: 150 });
-  const result = await within(rt.send('hello'), 2000, 'the turn');
-  assert.equal(result.reason, 'run_error');
-  assert.match(result.message, /sent nothing for 150 ms \(idleTimeoutMs\)/);
-  await within(stuck.cancelled, 1000, 'the reader cancel');
-  assert.equal(rt.status.phase, 'idle');
-  assert.deepEqual(await within(rt.send('again'), 2000, 'the next turn'), { reason: 'done' });
-});
+test(
+  'idleTimeoutMs ends the run itself when a custom fetch body ignores the abort signal, and cancels the reader',
+  T,
+  async (t) => {
+    let stuck;
+    const scripted = scriptedFetch((input, n) => {
+      if (n > 0) return reply('second turn');
+      stuck = stuckResponse(sseOf([{ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId }]));
+      return stuck.response;
+    });
+    const rt = await open(t, { url: URL_, fetch: scripted.fetch, idleTimeoutMs: 150 });
+    const result = await within(rt.send('hello'), 2000, 'the turn');
+    assert.equal(result.reason, 'run_error');
+    assert.match(result.message, /sent nothing for 150 ms \(idleTimeoutMs\)/);
+    await within(stuck.cancelled, 1000, 'the reader cancel');
+    assert.equal(rt.status.phase, 'idle');
+    assert.deepEqual(await within(rt.send('again'), 2000, 'the next turn'), { reason: 'done' });
+  },
+);
 
 test('idleTimeoutMs ends the run when a custom fetch never answers and ignores the abort signal', T, async (t) => {
   const rt = await open(t, { url: URL_, fetch: () => new Promise(() => {}), idleTimeoutMs: 150 });
@@ -300,12 +385,13 @@ test('abort() cancels the reader of a custom fetch body that ignores the abort s
 
 // ---------------------------------------------------------------- 8. expired interrupts
 
-
 test('an interrupt that arrives past its expiresAt is cancelled before the page sees it pending', T, async (t) => {
-  const scripted = scriptedFetch(interrupting(() => [
-    { id: 'int-old', reason: 'confirmation', expiresAt: isoIn(-60_000) },
-    { id: 'int-new', reason: 'confirmation', expiresAt: isoIn(60_000) },
-  ]));
+  const scripted = scriptedFetch(
+    interrupting(() => [
+      { id: 'int-old', reason: 'confirmation', expiresAt: isoIn(-60_000) },
+      { id: 'int-new', reason: 'confirmation', expiresAt: isoIn(60_000) },
+    ]),
+  );
   const rt = await open(t, { url: URL_, fetch: scripted.fetch });
   const seenPending = new Set();
   const listed = [];
@@ -321,7 +407,13 @@ test('an interrupt that arrives past its expiresAt is cancelled before the page 
   assert.deepEqual(listed, ['int-new'], 'the interrupts change lists only the live one');
   assert.deepEqual([...seenPending], ['int-new'], 'status never listed the expired one as pending');
   const resume = scripted.requests[1].resume;
-  assert.deepEqual(resume.map((r) => [r.interruptId, r.status]), [['int-old', 'cancelled'], ['int-new', 'resolved']]);
+  assert.deepEqual(
+    resume.map((r) => [r.interruptId, r.status]),
+    [
+      ['int-old', 'cancelled'],
+      ['int-new', 'resolved'],
+    ],
+  );
   assert.match(resume[0].payload.reason, /expired at/);
 });
 
@@ -337,36 +429,50 @@ test('resolve() after expiresAt, before the expiry timer fired, cancels the inte
   while (Date.now() <= Date.parse(expiresAt) + 20); // past it, with no task in between for the timer
   rt.interrupts.resolve('int-soon', { ok: true });
   assert.deepEqual(await within(turn, 2000, 'the turn'), { reason: 'done' });
-  assert.deepEqual(changes.of('interrupt_answered').map((c) => c.status), ['cancelled']);
+  assert.deepEqual(
+    changes.of('interrupt_answered').map((c) => c.status),
+    ['cancelled'],
+  );
   const [entry] = scripted.requests[1].resume;
   assert.equal(entry.status, 'cancelled');
   assert.match(entry.payload.reason, /expired at/);
 });
 
-test('an imported thread whose interrupt expired meanwhile never shows it pending, and resumes with it cancelled', T, async (t) => {
-  const expiresAt = isoIn(800);
-  const scripted = scriptedFetch(interrupting(() => [{ id: 'int-soon', reason: 'confirmation', expiresAt }]));
-  const first = await open(t, { url: URL_, fetch: scripted.fetch });
-  const raised = nextChange(first, 'interrupts');
-  first.send('go');
-  await raised;
-  const exported = first.thread.export();
-  first.dispose();
-  await sleep(Date.parse(expiresAt) - Date.now() + 20);
-  const rt = await open(t, { url: URL_, fetch: scripted.fetch, thread: exported });
-  assert.deepEqual(rt.interrupts.pending(), [], 'not pending right after the import');
-  const changes = record(rt);
-  assert.deepEqual(await within(rt.resumed, 2000, 'the resumed turn'), { reason: 'done' });
-  assert.deepEqual(changes.of('interrupts'), []);
-  assert.deepEqual(changes.of('interrupt_answered').map((c) => [c.interruptId, c.status]), [['int-soon', 'cancelled']]);
-  const [entry] = scripted.requests.at(-1).resume;
-  assert.deepEqual([entry.interruptId, entry.status], ['int-soon', 'cancelled']);
-  assert.match(entry.payload.reason, /expired at/);
-});
+test(
+  'an imported thread whose interrupt expired meanwhile never shows it pending, and resumes with it cancelled',
+  T,
+  async (t) => {
+    const expiresAt = isoIn(800);
+    const scripted = scriptedFetch(interrupting(() => [{ id: 'int-soon', reason: 'confirmation', expiresAt }]));
+    const first = await open(t, { url: URL_, fetch: scripted.fetch });
+    const raised = nextChange(first, 'interrupts');
+    first.send('go');
+    await raised;
+    const exported = first.thread.export();
+    first.dispose();
+    await sleep(Date.parse(expiresAt) - Date.now() + 20);
+    const rt = await open(t, { url: URL_, fetch: scripted.fetch, thread: exported });
+    assert.deepEqual(rt.interrupts.pending(), [], 'not pending right after the import');
+    const changes = record(rt);
+    assert.deepEqual(await within(rt.resumed, 2000, 'the resumed turn'), { reason: 'done' });
+    assert.deepEqual(changes.of('interrupts'), []);
+    assert.deepEqual(
+      changes.of('interrupt_answered').map((c) => [c.interruptId, c.status]),
+      [['int-soon', 'cancelled']],
+    );
+    const [entry] = scripted.requests.at(-1).resume;
+    assert.deepEqual([entry.interruptId, entry.status], ['int-soon', 'cancelled']);
+    assert.match(entry.payload.reason, /expired at/);
+  },
+);
 
 // ---------------------------------------------------------- 9. bad arguments, named
 
-const throwsOnString = () => ({ toString() { throw new TypeError('no string for you'); } });
+const throwsOnString = () => ({
+  toString() {
+    throw new TypeError('no string for you');
+  },
+});
 const circular = () => {
   const a = [{ role: 'user', content: 'hi' }];
   a[0].self = a;
@@ -375,19 +481,59 @@ const circular = () => {
 
 const BAD_CALLS = [
   ['send() with a BigInt', (rt) => rt.send(10n), /send\(\).*textOrMessages.*BigInt/],
-  ['send() with a BigInt inside a message', (rt) => rt.send([{ role: 'user', content: 'hi', n: 1n }]), /send\(\).*textOrMessages/],
+  [
+    'send() with a BigInt inside a message',
+    (rt) => rt.send([{ role: 'user', content: 'hi', n: 1n }]),
+    /send\(\).*textOrMessages/,
+  ],
   ['send() with circular messages', (rt) => rt.send(circular()), /send\(\).*textOrMessages.*circular/],
-  ['interrupts.resolve() with a BigInt payload', (rt) => rt.interrupts.resolve('int-1', 10n), /interrupts\.resolve\(\).*payload/],
-  ['interrupts.resolve() with an id whose toString throws', (rt) => rt.interrupts.resolve(throwsOnString(), {}), /interrupts\.resolve\(\).*interruptId.*no string for you/],
-  ['interrupts.cancel() with a reason whose toString throws', (rt) => rt.interrupts.cancel('int-1', throwsOnString()), /interrupts\.cancel\(\).*reason/],
-  ['approvals.approve() with an id whose toString throws', (rt) => rt.approvals.approve(throwsOnString()), /approvals\.approve\(\).*toolCallId/],
-  ['approvals.reject() with a reason whose toString throws', (rt) => rt.approvals.reject('call-1', throwsOnString()), /approvals\.reject\(\).*reason/],
-  ['tools.unregister() with a name whose toString throws', (rt) => rt.tools.unregister(throwsOnString()), /tools\.unregister\(\).*name/],
-  ['tools.setEnabled() with a name whose toString throws', (rt) => rt.tools.setEnabled(throwsOnString(), true), /tools\.setEnabled\(\).*name/],
+  [
+    'interrupts.resolve() with a BigInt payload',
+    (rt) => rt.interrupts.resolve('int-1', 10n),
+    /interrupts\.resolve\(\).*payload/,
+  ],
+  [
+    'interrupts.resolve() with an id whose toString throws',
+    (rt) => rt.interrupts.resolve(throwsOnString(), {}),
+    /interrupts\.resolve\(\).*interruptId.*no string for you/,
+  ],
+  [
+    'interrupts.cancel() with a reason whose toString throws',
+    (rt) => rt.interrupts.cancel('int-1', throwsOnString()),
+    /interrupts\.cancel\(\).*reason/,
+  ],
+  [
+    'approvals.approve() with an id whose toString throws',
+    (rt) => rt.approvals.approve(throwsOnString()),
+    /approvals\.approve\(\).*toolCallId/,
+  ],
+  [
+    'approvals.reject() with a reason whose toString throws',
+    (rt) => rt.approvals.reject('call-1', throwsOnString()),
+    /approvals\.reject\(\).*reason/,
+  ],
+  [
+    'tools.unregister() with a name whose toString throws',
+    (rt) => rt.tools.unregister(throwsOnString()),
+    /tools\.unregister\(\).*name/,
+  ],
+  [
+    'tools.setEnabled() with a name whose toString throws',
+    (rt) => rt.tools.setEnabled(throwsOnString(), true),
+    /tools\.setEnabled\(\).*name/,
+  ],
   ['abort() with a reason whose toString throws', (rt) => rt.abort(throwsOnString()), /abort\(\).*reason/],
-  ['openThread() with a threadId whose toString throws', (rt) => rt.openThread({ threadId: throwsOnString() }), /openThread\(\).*options\.threadId/],
+  [
+    'openThread() with a threadId whose toString throws',
+    (rt) => rt.openThread({ threadId: throwsOnString() }),
+    /openThread\(\).*options\.threadId/,
+  ],
   ['openThread() with null options', (rt) => rt.openThread(null), /openThread\(\) takes an options object/],
-  ['openThread() with forwardedProps holding a BigInt', (rt) => rt.openThread({ forwardedProps: 1n }), /openThread\(\).*options\.forwardedProps/],
+  [
+    'openThread() with forwardedProps holding a BigInt',
+    (rt) => rt.openThread({ forwardedProps: 1n }),
+    /openThread\(\).*options\.forwardedProps/,
+  ],
 ];
 
 for (const [what, call, pattern] of BAD_CALLS) {
@@ -410,45 +556,72 @@ const BAD_OPTIONS = [
   ['circular context', { context: circular() }, /options\.context/],
   ['a threadId whose toString throws', { threadId: throwsOnString() }, /options\.threadId/],
   ['limits holding a BigInt', { limits: { maxEventBytes: 10n } }, /options\.limits\.maxEventBytes/],
-  ['a thread export holding a BigInt', { thread: { format: 'agui-client-tools/thread', version: 1, threadId: 't', messages: [], state: 1n } }, /options\.thread/],
+  [
+    'a thread export holding a BigInt',
+    { thread: { format: 'agui-client-tools/thread', version: 1, threadId: 't', messages: [], state: 1n } },
+    /options\.thread/,
+  ],
 ];
 
 for (const [what, options, pattern] of BAD_OPTIONS) {
-  test(`createRuntime() with ${what} rejects with an AguiError naming the option, and frees what it took`, T, async () => {
-    const attempt = () => createRuntime({ url: URL_, fetch: scriptedFetch(callsProbeOnce).fetch, ...options });
-    await assert.rejects(attempt(), (e) => e instanceof AguiError && e.code === 'invalid_argument' && pattern.test(e.message));
-    const before = heapInUse();
-    await assert.rejects(attempt());
-    assert.equal(heapInUse(), before);
-  });
+  test(
+    `createRuntime() with ${what} rejects with an AguiError naming the option, and frees what it took`,
+    T,
+    async () => {
+      const attempt = () => createRuntime({ url: URL_, fetch: scriptedFetch(callsProbeOnce).fetch, ...options });
+      await assert.rejects(
+        attempt(),
+        (e) => e instanceof AguiError && e.code === 'invalid_argument' && pattern.test(e.message),
+      );
+      const before = heapInUse();
+      await assert.rejects(attempt());
+      assert.equal(heapInUse(), before);
+    },
+  );
 }
 
 // ---------------------------------------------------------------------------- Also
 
 test('a content type that only starts with text/event-stream (text/event-stream-foo) is refused', T, async (t) => {
-  const scripted = scriptedFetch((input) =>
-    new Response(sseOf([{ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId }]), { headers: { 'content-type': 'text/event-stream-foo' } }));
+  const scripted = scriptedFetch(
+    (input) =>
+      new Response(sseOf([{ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId }]), {
+        headers: { 'content-type': 'text/event-stream-foo' },
+      }),
+  );
   const rt = await open(t, { url: URL_, fetch: scripted.fetch });
   const result = await within(rt.send('hi'), 2000, 'the turn');
   assert.equal(result.reason, 'run_error');
   assert.match(result.message, /content type 'text\/event-stream-foo', not text\/event-stream/);
 });
 
-test('a content type with parameters and any case (TEXT/Event-Stream; charset=utf-8) is an event stream', T, async (t) => {
-  const scripted = scriptedFetch((input) => {
-    const events = [{ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId }, ...reply('hi'), { type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId }];
-    return new Response(sseOf(events), { headers: { 'content-type': ' TEXT/Event-Stream ; charset=utf-8' } });
-  });
-  const rt = await open(t, { url: URL_, fetch: scripted.fetch });
-  assert.deepEqual(await within(rt.send('hi'), 2000, 'the turn'), { reason: 'done' });
-});
+test(
+  'a content type with parameters and any case (TEXT/Event-Stream; charset=utf-8) is an event stream',
+  T,
+  async (t) => {
+    const scripted = scriptedFetch((input) => {
+      const events = [
+        { type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId },
+        ...reply('hi'),
+        { type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId },
+      ];
+      return new Response(sseOf(events), { headers: { 'content-type': ' TEXT/Event-Stream ; charset=utf-8' } });
+    });
+    const rt = await open(t, { url: URL_, fetch: scripted.fetch });
+    assert.deepEqual(await within(rt.send('hi'), 2000, 'the turn'), { reason: 'done' });
+  },
+);
 
-test('an empty 200 event stream ends the turn with an error saying the server may still be running an earlier run', T, async (t) => {
-  const scripted = scriptedFetch(() => new Response('', { headers: { 'content-type': 'text/event-stream' } }));
-  const rt = await open(t, { url: URL_, fetch: scripted.fetch });
-  const result = await within(rt.send('hi'), 2000, 'the turn');
-  assert.equal(result.reason, 'run_error');
-  assert.match(result.message, /empty event stream/);
-  assert.match(result.message, /may still be running an earlier run on this thread/);
-  assertEveryCallAnsweredOnce(rt.messages);
-});
+test(
+  'an empty 200 event stream ends the turn with an error saying the server may still be running an earlier run',
+  T,
+  async (t) => {
+    const scripted = scriptedFetch(() => new Response('', { headers: { 'content-type': 'text/event-stream' } }));
+    const rt = await open(t, { url: URL_, fetch: scripted.fetch });
+    const result = await within(rt.send('hi'), 2000, 'the turn');
+    assert.equal(result.reason, 'run_error');
+    assert.match(result.message, /empty event stream/);
+    assert.match(result.message, /may still be running an earlier run on this thread/);
+    assertEveryCallAnsweredOnce(rt.messages);
+  },
+);

@@ -6,8 +6,21 @@ import assert from 'node:assert/strict';
 import { browserTools } from '../../js-shim/src/node.js';
 import { TEXT_REPLY, TEXT_DELTAS, SSE_VARIANTS_TEXT, EXACT_STATE_TEXT, replies } from '../support/scenarios.mjs';
 import {
-  T, tool, startServer, requestsOf, open, record, toolCalls, toolMessages, resultOf, assertEveryCallAnsweredOnce,
-  assertErrorResult, lastText, normalizeIds, routedFetch, sleep,
+  T,
+  tool,
+  startServer,
+  requestsOf,
+  open,
+  record,
+  toolCalls,
+  toolMessages,
+  resultOf,
+  assertEveryCallAnsweredOnce,
+  assertErrorResult,
+  lastText,
+  normalizeIds,
+  routedFetch,
+  sleep,
 } from './helpers.mjs';
 
 const server = await startServer(after);
@@ -19,101 +32,164 @@ function assertServerAccepted(runtime) {
   }
 }
 
-test('multi-round: get_location, then get_weather, then the reply; each round re-advertises the tools', T, async (t) => {
-  const seen = [];
-  const rt = await open(t, {
-    url: server.url('multi_round'),
-    tools: [
-      tool('get_location', (args, ctx) => (seen.push(['get_location', args, ctx.toolCallId]), { city: 'Paris', country: 'FR' })),
-      tool('get_weather', (args, ctx) => (seen.push(['get_weather', args, ctx.toolCallId]), { city: args.city, sky: 'sunny' })),
-    ],
-  });
-  const result = await rt.send('Where am I and what is the weather?');
-  assert.deepEqual(result, { reason: 'done' });
-  assert.deepEqual(seen.map(([n, a]) => [n, a]), [['get_location', { precision: 'city' }], ['get_weather', { city: 'Paris' }]]);
+test(
+  'multi-round: get_location, then get_weather, then the reply; each round re-advertises the tools',
+  T,
+  async (t) => {
+    const seen = [];
+    const rt = await open(t, {
+      url: server.url('multi_round'),
+      tools: [
+        tool(
+          'get_location',
+          (args, ctx) => (seen.push(['get_location', args, ctx.toolCallId]), { city: 'Paris', country: 'FR' }),
+        ),
+        tool(
+          'get_weather',
+          (args, ctx) => (seen.push(['get_weather', args, ctx.toolCallId]), { city: args.city, sky: 'sunny' }),
+        ),
+      ],
+    });
+    const result = await rt.send('Where am I and what is the weather?');
+    assert.deepEqual(result, { reason: 'done' });
+    assert.deepEqual(
+      seen.map(([n, a]) => [n, a]),
+      [
+        ['get_location', { precision: 'city' }],
+        ['get_weather', { city: 'Paris' }],
+      ],
+    );
 
-  const messages = rt.messages;
-  assertEveryCallAnsweredOnce(messages);
-  const calls = toolCalls(messages);
-  assert.deepEqual(calls.map((c) => c.id), seen.map(([, , id]) => id), 'ctx.toolCallId is the call id');
-  const loc = resultOf(messages, calls[0].id);
-  const weather = resultOf(messages, calls[1].id);
-  assert.equal(loc.content, '{"city":"Paris","country":"FR"}');
-  assert.equal(weather.error, undefined);
-  assert.equal(lastText(messages), replies.multiRound(loc, weather));
+    const messages = rt.messages;
+    assertEveryCallAnsweredOnce(messages);
+    const calls = toolCalls(messages);
+    assert.deepEqual(
+      calls.map((c) => c.id),
+      seen.map(([, , id]) => id),
+      'ctx.toolCallId is the call id',
+    );
+    const loc = resultOf(messages, calls[0].id);
+    const weather = resultOf(messages, calls[1].id);
+    assert.equal(loc.content, '{"city":"Paris","country":"FR"}');
+    assert.equal(weather.error, undefined);
+    assert.equal(lastText(messages), replies.multiRound(loc, weather));
 
-  const runs = requestsOf(server, rt);
-  assert.equal(runs.length, 3, 'a first run and two follow-up runs');
-  for (const r of runs) assert.deepEqual(r.input.tools.map((x) => x.name), ['get_location', 'get_weather']);
-  assert.equal(new Set(runs.map((r) => r.input.runId)).size, 3, 'a fresh runId per run');
-  assert.ok(runs[1].input.messages.some((m) => m.role === 'tool' && m.toolCallId === calls[0].id));
-  assertServerAccepted(rt);
-  assert.equal(rt.status.phase, 'idle');
-  assert.deepEqual(rt.lastInput, runs[2].input, 'lastInput is the last RunAgentInput sent');
-});
+    const runs = requestsOf(server, rt);
+    assert.equal(runs.length, 3, 'a first run and two follow-up runs');
+    for (const r of runs)
+      assert.deepEqual(
+        r.input.tools.map((x) => x.name),
+        ['get_location', 'get_weather'],
+      );
+    assert.equal(new Set(runs.map((r) => r.input.runId)).size, 3, 'a fresh runId per run');
+    assert.ok(runs[1].input.messages.some((m) => m.role === 'tool' && m.toolCallId === calls[0].id));
+    assertServerAccepted(rt);
+    assert.equal(rt.status.phase, 'idle');
+    assert.deepEqual(rt.lastInput, runs[2].input, 'lastInput is the last RunAgentInput sent');
+  },
+);
 
-test('the request body is the JSON the core wrote: integers JavaScript cannot hold go back to the agent exactly', T, async (t) => {
-  const rt = await open(t, { url: server.url('exact_numbers'), tools: [tool('get_time', () => '12:00')] });
-  const seen = record(rt);
-  assert.deepEqual(await rt.send('what time is it?'), { reason: 'done' });
-  const requests = seen.of('request');
-  const runs = requestsOf(server, rt);
-  assert.equal(runs.length, 2, 'the first run and the follow-up with the result');
-  assert.ok(runs[1].body.includes(`"state":${EXACT_STATE_TEXT}`), `the state went back as it came: ${runs[1].body.slice(0, 400)}`);
-  // Parsed only when asked, once, and equal to what was sent.
-  assert.equal(rt.lastInput, rt.lastInput, 'lastInput is parsed once');
-  assert.deepEqual(rt.lastInput, JSON.parse(runs[1].body));
-  assert.equal(requests.length, 2);
-  assert.deepEqual(requests.map((c) => c.input.runId), runs.map((r) => r.input.runId), "each 'request' change carries its own input");
-  assert.equal(requests[1].input, rt.lastInput);
-});
+test(
+  'the request body is the JSON the core wrote: integers JavaScript cannot hold go back to the agent exactly',
+  T,
+  async (t) => {
+    const rt = await open(t, { url: server.url('exact_numbers'), tools: [tool('get_time', () => '12:00')] });
+    const seen = record(rt);
+    assert.deepEqual(await rt.send('what time is it?'), { reason: 'done' });
+    const requests = seen.of('request');
+    const runs = requestsOf(server, rt);
+    assert.equal(runs.length, 2, 'the first run and the follow-up with the result');
+    assert.ok(
+      runs[1].body.includes(`"state":${EXACT_STATE_TEXT}`),
+      `the state went back as it came: ${runs[1].body.slice(0, 400)}`,
+    );
+    // Parsed only when asked, once, and equal to what was sent.
+    assert.equal(rt.lastInput, rt.lastInput, 'lastInput is parsed once');
+    assert.deepEqual(rt.lastInput, JSON.parse(runs[1].body));
+    assert.equal(requests.length, 2);
+    assert.deepEqual(
+      requests.map((c) => c.input.runId),
+      runs.map((r) => r.input.runId),
+      "each 'request' change carries its own input",
+    );
+    assert.equal(requests[1].input, rt.lastInput);
+  },
+);
 
-test('parallel: three calls run at once; results stay in call order though handlers finish in reverse', T, async (t) => {
-  const started = [];
-  const finished = [];
-  const slowFirst = (delay, value) => async (args, ctx) => {
-    started.push(ctx.toolCallId);
-    await sleep(delay);
-    finished.push(ctx.toolCallId);
-    return value(args);
-  };
-  const rt = await open(t, {
-    url: server.url('parallel'),
-    tools: [
-      // Paris is called first and answers last: delays by argument.
-      tool('get_weather', async (args, ctx) => slowFirst(args.city === 'Paris' ? 120 : 60, (a) => `${a.city}: sunny`)(args, ctx)),
-      tool('get_time', slowFirst(0, () => '09:00')),
-    ],
-  });
-  const changes = record(rt);
-  assert.deepEqual(await rt.send('Weather in Paris and Tokyo, and the time?'), { reason: 'done' });
+test(
+  'parallel: three calls run at once; results stay in call order though handlers finish in reverse',
+  T,
+  async (t) => {
+    const started = [];
+    const finished = [];
+    const slowFirst = (delay, value) => async (args, ctx) => {
+      started.push(ctx.toolCallId);
+      await sleep(delay);
+      finished.push(ctx.toolCallId);
+      return value(args);
+    };
+    const rt = await open(t, {
+      url: server.url('parallel'),
+      tools: [
+        // Paris is called first and answers last: delays by argument.
+        tool('get_weather', async (args, ctx) =>
+          slowFirst(args.city === 'Paris' ? 120 : 60, (a) => `${a.city}: sunny`)(args, ctx),
+        ),
+        tool(
+          'get_time',
+          slowFirst(0, () => '09:00'),
+        ),
+      ],
+    });
+    const changes = record(rt);
+    assert.deepEqual(await rt.send('Weather in Paris and Tokyo, and the time?'), { reason: 'done' });
 
-  const messages = rt.messages;
-  const calls = toolCalls(messages);
-  assert.deepEqual(calls.map((c) => [c.name, c.args]), [
-    ['get_weather', { city: 'Paris' }], ['get_weather', { city: 'Tokyo' }], ['get_time', { timezone: 'Asia/Tokyo' }],
-  ]);
-  assert.equal(new Set(calls.map((c) => c.message.id)).size, 1, 'the three calls share one assistant message');
-  assert.deepEqual(started, calls.map((c) => c.id), 'started in call order');
-  assert.deepEqual(finished, [calls[2].id, calls[1].id, calls[0].id], 'finished in reverse');
-  // The tool messages follow the call order, not the finishing order.
-  assert.deepEqual(toolMessages(messages).map((m) => m.toolCallId), calls.map((c) => c.id));
-  const [a, b, c] = calls.map((x) => resultOf(messages, x.id));
-  assert.deepEqual([a.content, b.content, c.content], ['Paris: sunny', 'Tokyo: sunny', '09:00']);
-  assert.equal(lastText(messages), replies.parallel(a, b, c));
-  // All three ran concurrently: every one had started before the first finished.
-  const statuses = changes.of('tool_call_status');
-  const firstDone = statuses.findIndex((s) => s.status === 'done');
-  assert.equal(statuses.slice(0, firstDone).filter((s) => s.status === 'running').length, 3);
-  const results = changes.of('tool_result').map((r) => r.message.toolCallId);
-  assert.deepEqual(results, calls.map((x) => x.id), 'tool_result changes arrive in call order');
-  assert.equal(requestsOf(server, rt).length, 2);
-  assertServerAccepted(rt);
-});
+    const messages = rt.messages;
+    const calls = toolCalls(messages);
+    assert.deepEqual(
+      calls.map((c) => [c.name, c.args]),
+      [
+        ['get_weather', { city: 'Paris' }],
+        ['get_weather', { city: 'Tokyo' }],
+        ['get_time', { timezone: 'Asia/Tokyo' }],
+      ],
+    );
+    assert.equal(new Set(calls.map((c) => c.message.id)).size, 1, 'the three calls share one assistant message');
+    assert.deepEqual(
+      started,
+      calls.map((c) => c.id),
+      'started in call order',
+    );
+    assert.deepEqual(finished, [calls[2].id, calls[1].id, calls[0].id], 'finished in reverse');
+    // The tool messages follow the call order, not the finishing order.
+    assert.deepEqual(
+      toolMessages(messages).map((m) => m.toolCallId),
+      calls.map((c) => c.id),
+    );
+    const [a, b, c] = calls.map((x) => resultOf(messages, x.id));
+    assert.deepEqual([a.content, b.content, c.content], ['Paris: sunny', 'Tokyo: sunny', '09:00']);
+    assert.equal(lastText(messages), replies.parallel(a, b, c));
+    // All three ran concurrently: every one had started before the first finished.
+    const statuses = changes.of('tool_call_status');
+    const firstDone = statuses.findIndex((s) => s.status === 'done');
+    assert.equal(statuses.slice(0, firstDone).filter((s) => s.status === 'running').length, 3);
+    const results = changes.of('tool_result').map((r) => r.message.toolCallId);
+    assert.deepEqual(
+      results,
+      calls.map((x) => x.id),
+      'tool_result changes arrive in call order',
+    );
+    assert.equal(requestsOf(server, rt).length, 2);
+    assertServerAccepted(rt);
+  },
+);
 
 test('pendingToolCallIds: both named calls run', T, async (t) => {
   const cities = [];
-  const rt = await open(t, { url: server.url('pending_ids'), tools: [tool('get_weather', ({ city }) => (cities.push(city), `${city} ok`))] });
+  const rt = await open(t, {
+    url: server.url('pending_ids'),
+    tools: [tool('get_weather', ({ city }) => (cities.push(city), `${city} ok`))],
+  });
   assert.deepEqual(await rt.send('two cities'), { reason: 'done' });
   assert.deepEqual(cities, ['Paris', 'Berlin']);
   const messages = rt.messages;
@@ -124,7 +200,10 @@ test('pendingToolCallIds: both named calls run', T, async (t) => {
 
 test('pendingToolCallIds naming an unknown id: reported, ignored, the known call runs', T, async (t) => {
   let runs = 0;
-  const rt = await open(t, { url: server.url('pending_unknown'), tools: [tool('get_weather', () => (runs++, 'sunny'))] });
+  const rt = await open(t, {
+    url: server.url('pending_unknown'),
+    tools: [tool('get_weather', () => (runs++, 'sunny'))],
+  });
   const changes = record(rt);
   assert.deepEqual(await rt.send('weather'), { reason: 'done' });
   assert.equal(runs, 1);
@@ -139,64 +218,82 @@ test('pendingToolCallIds naming an unknown id: reported, ignored, the known call
   assertServerAccepted(rt);
 });
 
-test('round cap: loop_forever runs the handler exactly 5 times, ends with round_limit, leaves no call unanswered', T, async (t) => {
-  const attempts = [];
-  const routes = routedFetch(server, 'loop_forever');
-  const rt = await open(t, {
-    url: server.url('loop_forever'),
-    fetch: routes.fetch,
-    tools: [tool('get_weather', ({ attempt }) => (attempts.push(attempt), 'still raining'))],
-  });
-  const changes = record(rt);
-  const result = await rt.send('loop');
-  assert.equal(result.reason, 'round_limit');
-  assert.match(result.message, /round limit \(5\)/);
-  assert.deepEqual(attempts, [1, 2, 3, 4, 5], 'exactly five handler executions');
-  const messages = rt.messages;
-  assertEveryCallAnsweredOnce(messages);
-  const calls = toolCalls(messages);
-  assert.equal(calls.length, 6, 'the sixth call was made by the model but not run');
-  assertErrorResult(resultOf(messages, calls[5].id), /round limit reached.*at most 5 rounds/);
-  assert.equal(requestsOf(server, rt).length, 6, 'the first run and five follow-ups');
-  // The cap is the turn's end, said once by turn_ended (naming the calls it closed), not a stream problem.
-  assert.deepEqual(changes.problems(), [], 'no problem: the stream broke no rule');
-  const ended = changes.of('turn_ended');
-  assert.equal(ended.length, 1);
-  assert.equal(ended[0].reason, 'round_limit');
-  assert.deepEqual(ended[0].closedCalls, [calls[5].id]);
-  assert.match(ended[0].message, /round limit \(5\): 1 call closed/);
-  // The thread is still one a provider accepts: the next turn goes through.
-  routes.use('text');
-  assert.deepEqual(await rt.send('and now?'), { reason: 'done' });
-  assert.equal(lastText(rt.messages), TEXT_REPLY);
-  assertServerAccepted(rt);
-});
+test(
+  'round cap: loop_forever runs the handler exactly 5 times, ends with round_limit, leaves no call unanswered',
+  T,
+  async (t) => {
+    const attempts = [];
+    const routes = routedFetch(server, 'loop_forever');
+    const rt = await open(t, {
+      url: server.url('loop_forever'),
+      fetch: routes.fetch,
+      tools: [tool('get_weather', ({ attempt }) => (attempts.push(attempt), 'still raining'))],
+    });
+    const changes = record(rt);
+    const result = await rt.send('loop');
+    assert.equal(result.reason, 'round_limit');
+    assert.match(result.message, /round limit \(5\)/);
+    assert.deepEqual(attempts, [1, 2, 3, 4, 5], 'exactly five handler executions');
+    const messages = rt.messages;
+    assertEveryCallAnsweredOnce(messages);
+    const calls = toolCalls(messages);
+    assert.equal(calls.length, 6, 'the sixth call was made by the model but not run');
+    assertErrorResult(resultOf(messages, calls[5].id), /round limit reached.*at most 5 rounds/);
+    assert.equal(requestsOf(server, rt).length, 6, 'the first run and five follow-ups');
+    // The cap is the turn's end, said once by turn_ended (naming the calls it closed), not a stream problem.
+    assert.deepEqual(changes.problems(), [], 'no problem: the stream broke no rule');
+    const ended = changes.of('turn_ended');
+    assert.equal(ended.length, 1);
+    assert.equal(ended[0].reason, 'round_limit');
+    assert.deepEqual(ended[0].closedCalls, [calls[5].id]);
+    assert.match(ended[0].message, /round limit \(5\): 1 call closed/);
+    // The thread is still one a provider accepts: the next turn goes through.
+    routes.use('text');
+    assert.deepEqual(await rt.send('and now?'), { reason: 'done' });
+    assert.equal(lastText(rt.messages), TEXT_REPLY);
+    assertServerAccepted(rt);
+  },
+);
 
-test('a call the agent never answered is closed with an error result before the next request, and the page is told', T, async (t) => {
-  const rt = await open(t, { url: server.url('unanswered_server_tool'), tools: [tool('get_weather', () => 'rain')] });
-  assert.deepEqual(await rt.send('search'), { reason: 'done' });
-  const [call] = toolCalls(rt.messages);
-  assert.equal(call.name, 'search_docs');
-  const changes = record(rt);
-  // The second turn goes out with the call answered (the server checks what a provider checks) and succeeds.
-  assert.deepEqual(await rt.send('and now?'), { reason: 'done' });
-  assert.equal(lastText(rt.messages), TEXT_REPLY);
-  assertServerAccepted(rt);
-  const messages = rt.messages;
-  assertEveryCallAnsweredOnce(messages);
-  const result = resultOf(messages, call.id);
-  assertErrorResult(result, new RegExp(`no result was received from the agent for tool 'search_docs' \\(call '${call.id}'\\)`));
-  const holder = messages.findIndex((m) => m.toolCalls?.some((c) => c.id === call.id));
-  assert.equal(messages.indexOf(result), holder + 1, 'right after the assistant message holding the call');
-  const status = changes.of('tool_call_status').find((c) => c.toolCallId === call.id);
-  assert.equal(status?.status, 'error');
-  assert.ok(changes.of('tool_result').some((c) => c.message.toolCallId === call.id), 'a tool_result change');
-});
+test(
+  'a call the agent never answered is closed with an error result before the next request, and the page is told',
+  T,
+  async (t) => {
+    const rt = await open(t, { url: server.url('unanswered_server_tool'), tools: [tool('get_weather', () => 'rain')] });
+    assert.deepEqual(await rt.send('search'), { reason: 'done' });
+    const [call] = toolCalls(rt.messages);
+    assert.equal(call.name, 'search_docs');
+    const changes = record(rt);
+    // The second turn goes out with the call answered (the server checks what a provider checks) and succeeds.
+    assert.deepEqual(await rt.send('and now?'), { reason: 'done' });
+    assert.equal(lastText(rt.messages), TEXT_REPLY);
+    assertServerAccepted(rt);
+    const messages = rt.messages;
+    assertEveryCallAnsweredOnce(messages);
+    const result = resultOf(messages, call.id);
+    assertErrorResult(
+      result,
+      new RegExp(`no result was received from the agent for tool 'search_docs' \\(call '${call.id}'\\)`),
+    );
+    const holder = messages.findIndex((m) => m.toolCalls?.some((c) => c.id === call.id));
+    assert.equal(messages.indexOf(result), holder + 1, 'right after the assistant message holding the call');
+    const status = changes.of('tool_call_status').find((c) => c.toolCallId === call.id);
+    assert.equal(status?.status, 'error');
+    assert.ok(
+      changes.of('tool_result').some((c) => c.message.toolCallId === call.id),
+      'a tool_result change',
+    );
+  },
+);
 
 test('maxRounds is configurable: 2 follow-up runs; 0 runs no handler at all', T, async (t) => {
   for (const maxRounds of [2, 0]) {
     let runs = 0;
-    const rt = await open(t, { url: server.url('loop_forever'), maxRounds, tools: [tool('get_weather', () => (runs++, 'rain'))] });
+    const rt = await open(t, {
+      url: server.url('loop_forever'),
+      maxRounds,
+      tools: [tool('get_weather', () => (runs++, 'rain'))],
+    });
     const result = await rt.send('loop');
     assert.equal(result.reason, 'round_limit');
     assert.match(result.message, new RegExp(`round limit \\(${maxRounds}\\)`));
@@ -209,7 +306,10 @@ test('maxRounds is configurable: 2 follow-up runs; 0 runs no handler at all', T,
 
 test('runaway guard: the 3rd identical call in a row is refused with an error naming the guard', T, async (t) => {
   let runs = 0;
-  const rt = await open(t, { url: server.url('loop_same_args'), tools: [tool('get_weather', () => (runs++, 'sunny'))] });
+  const rt = await open(t, {
+    url: server.url('loop_same_args'),
+    tools: [tool('get_weather', () => (runs++, 'sunny'))],
+  });
   const result = await rt.send('same again');
   assert.equal(runs, 2, 'the first two identical calls ran, the rest were refused');
   const messages = rt.messages;
@@ -227,7 +327,11 @@ test('runaway guard: the 3rd identical call in a row is refused with an error na
 
 test('repeatLimit: 0 turns the runaway guard off', T, async (t) => {
   let runs = 0;
-  const rt = await open(t, { url: server.url('loop_same_args'), repeatLimit: 0, tools: [tool('get_weather', () => (runs++, 'sunny'))] });
+  const rt = await open(t, {
+    url: server.url('loop_same_args'),
+    repeatLimit: 0,
+    tools: [tool('get_weather', () => (runs++, 'sunny'))],
+  });
   assert.equal((await rt.send('same again')).reason, 'round_limit');
   assert.equal(runs, 5);
 });
@@ -275,18 +379,27 @@ test('a tool toggled off is absent from the next request; toggled on, it is back
 
   rt.tools.setEnabled('get_weather', false);
   assert.equal(changes.of('tools_changed').length, 1);
-  assert.deepEqual(rt.tools.advertise().map((x) => x.name), ['get_time']);
+  assert.deepEqual(
+    rt.tools.advertise().map((x) => x.name),
+    ['get_time'],
+  );
   assert.equal(rt.tools.list().find((x) => x.name === 'get_weather').enabled, false);
   assert.deepEqual(await rt.send('weather again?'), { reason: 'done' });
   const off = server.requests.slice(before);
   assert.equal(off.length, 1, 'nothing to run: one request');
-  assert.deepEqual(off[0].input.tools.map((x) => x.name), ['get_time']);
+  assert.deepEqual(
+    off[0].input.tools.map((x) => x.name),
+    ['get_time'],
+  );
   assert.equal(lastText(rt.messages), replies.unavailable('get_weather'));
   assert.equal(runs, 1);
 
   rt.tools.setEnabled('get_weather', true);
   assert.deepEqual(await rt.send('and now?'), { reason: 'done' });
-  assert.deepEqual(server.requests.at(-1).input.tools.map((x) => x.name), ['get_time', 'get_weather']);
+  assert.deepEqual(
+    server.requests.at(-1).input.tools.map((x) => x.name),
+    ['get_time', 'get_weather'],
+  );
   assert.equal(runs, 2);
   assertServerAccepted(rt);
 });
@@ -305,12 +418,24 @@ test('subscribe: text_appended deltas concatenate to the final text, in order', 
   const changes = record(rt);
   assert.deepEqual(await rt.send('hello'), { reason: 'done' });
   const assistant = rt.messages.at(-1);
-  const deltas = changes.of('text_appended').filter((c) => c.messageId === assistant.id).map((c) => c.delta);
+  const deltas = changes
+    .of('text_appended')
+    .filter((c) => c.messageId === assistant.id)
+    .map((c) => c.delta);
   assert.deepEqual(deltas, TEXT_DELTAS);
   assert.equal(deltas.join(''), assistant.content);
   assert.equal(assistant.content, TEXT_REPLY);
   const kinds = changes.changes.map((c) => c.kind);
-  for (const kind of ['message_added', 'turn_started', 'round_started', 'request', 'run_started', 'message_ended', 'run_finished', 'turn_ended']) {
+  for (const kind of [
+    'message_added',
+    'turn_started',
+    'round_started',
+    'request',
+    'run_started',
+    'message_ended',
+    'run_finished',
+    'turn_ended',
+  ]) {
     assert.ok(kinds.includes(kind), `a ${kind} change`);
   }
   assert.ok(kinds.indexOf('turn_started') < kinds.indexOf('run_started'));
@@ -322,17 +447,24 @@ test('subscribe: text_appended deltas concatenate to the final text, in order', 
   assert.equal(changes.changes.length, n);
 });
 
-test('sse_variants: comments, event/id/retry fields, data without a space, CRLF and multi-line data parse', T, async (t) => {
-  const rt = await open(t, { url: server.url('sse_variants') });
-  const changes = record(rt);
-  assert.deepEqual(await rt.send('variants'), { reason: 'done' });
-  assert.equal(lastText(rt.messages), SSE_VARIANTS_TEXT);
-  assert.deepEqual(changes.problems(), []);
-});
+test(
+  'sse_variants: comments, event/id/retry fields, data without a space, CRLF and multi-line data parse',
+  T,
+  async (t) => {
+    const rt = await open(t, { url: server.url('sse_variants') });
+    const changes = record(rt);
+    assert.deepEqual(await rt.send('variants'), { reason: 'done' });
+    assert.equal(lastText(rt.messages), SSE_VARIANTS_TEXT);
+    assert.deepEqual(changes.problems(), []);
+  },
+);
 
 test('one_tool_chunks: TOOL_CALL_CHUNK / TEXT_MESSAGE_CHUNK calls run like ordinary ones', T, async (t) => {
   const args = [];
-  const rt = await open(t, { url: server.url('one_tool_chunks'), tools: [tool('get_weather', (a) => (args.push(a), 'sunny'))] });
+  const rt = await open(t, {
+    url: server.url('one_tool_chunks'),
+    tools: [tool('get_weather', (a) => (args.push(a), 'sunny'))],
+  });
   assert.deepEqual(await rt.send('weather?'), { reason: 'done' });
   assert.deepEqual(args, [{ city: 'Paris' }]);
   const messages = rt.messages;
@@ -343,7 +475,10 @@ test('one_tool_chunks: TOOL_CALL_CHUNK / TEXT_MESSAGE_CHUNK calls run like ordin
 
 test('server_tool: a call the backend answered itself is left alone; only the client call runs', T, async (t) => {
   const ran = [];
-  const rt = await open(t, { url: server.url('server_tool'), tools: [tool('get_weather', () => (ran.push('get_weather'), 'sunny'))] });
+  const rt = await open(t, {
+    url: server.url('server_tool'),
+    tools: [tool('get_weather', () => (ran.push('get_weather'), 'sunny'))],
+  });
   assert.deepEqual(await rt.send('docs and weather'), { reason: 'done' });
   assert.deepEqual(ran, ['get_weather']);
   const messages = rt.messages;
@@ -356,7 +491,10 @@ test('server_tool: a call the backend answered itself is left alone; only the cl
 
 test('snapshot_replay: a MESSAGES_SNAPSHOT that replays an answered call does not run it again', T, async (t) => {
   let runs = 0;
-  const rt = await open(t, { url: server.url('snapshot_replay'), tools: [tool('get_weather', () => (runs++, 'sunny'))] });
+  const rt = await open(t, {
+    url: server.url('snapshot_replay'),
+    tools: [tool('get_weather', () => (runs++, 'sunny'))],
+  });
   assert.deepEqual(await rt.send('weather?'), { reason: 'done' });
   assert.equal(runs, 1);
   assert.equal(requestsOf(server, rt).length, 2);
@@ -365,19 +503,26 @@ test('snapshot_replay: a MESSAGES_SNAPSHOT that replays an answered call does no
   assert.equal(lastText(messages), replies.weather(toolMessages(messages)[0]));
 });
 
-test('state_counter: STATE_SNAPSHOT then STATE_DELTA; the state goes back to the agent on the next run', T, async (t) => {
-  const rt = await open(t, { url: server.url('state_counter') });
-  const changes = record(rt);
-  await rt.send('count');
-  assert.deepEqual(rt.state, { count: 1 });
-  await rt.send('count again');
-  assert.deepEqual(rt.state, { count: 2 });
-  assert.equal(lastText(rt.messages), replies.counter(2));
-  const runs = requestsOf(server, rt);
-  assert.deepEqual(runs.map((r) => r.input.state), [{}, { count: 1 }]);
-  assert.equal(changes.of('state_replaced').length, 1);
-  assert.equal(changes.of('state_patched').length, 1);
-});
+test(
+  'state_counter: STATE_SNAPSHOT then STATE_DELTA; the state goes back to the agent on the next run',
+  T,
+  async (t) => {
+    const rt = await open(t, { url: server.url('state_counter') });
+    const changes = record(rt);
+    await rt.send('count');
+    assert.deepEqual(rt.state, { count: 1 });
+    await rt.send('count again');
+    assert.deepEqual(rt.state, { count: 2 });
+    assert.equal(lastText(rt.messages), replies.counter(2));
+    const runs = requestsOf(server, rt);
+    assert.deepEqual(
+      runs.map((r) => r.input.state),
+      [{}, { count: 1 }],
+    );
+    assert.equal(changes.of('state_replaced').length, 1);
+    assert.equal(changes.of('state_patched').length, 1);
+  },
+);
 
 test('chunked server writes (1..3 bytes, UTF-8 split) give the same thread as whole writes', T, async (t) => {
   const tools = () => [
@@ -392,7 +537,13 @@ test('chunked server writes (1..3 bytes, UTF-8 split) give the same thread as wh
       const changes = record(rt);
       assert.deepEqual(await rt.send('go'), { reason: 'done' }, `${scenario} chunked=${chunked}`);
       assert.deepEqual(changes.problems(), [], `${scenario} chunked=${chunked}: no problems`);
-      threads.push({ messages: normalizeIds(rt.messages, requestsOf(server, rt).map((r) => r.input.runId)), state: rt.state });
+      threads.push({
+        messages: normalizeIds(
+          rt.messages,
+          requestsOf(server, rt).map((r) => r.input.runId),
+        ),
+        state: rt.state,
+      });
     }
     assert.deepEqual(threads[1], threads[0], `${scenario}: chunked equals unchunked`);
   }

@@ -7,8 +7,22 @@ import assert from 'node:assert/strict';
 import { createRuntime } from '../../js-shim/src/node.js';
 import { TEXT_REPLY, replies } from '../support/scenarios.mjs';
 import {
-  T, tool, startServer, requestsOf, open, record, nextChange, toolCalls, toolMessages, resultOf, assertEveryCallAnsweredOnce,
-  assertErrorResult, assertAguiError, lastText, deferred, within,
+  T,
+  tool,
+  startServer,
+  requestsOf,
+  open,
+  record,
+  nextChange,
+  toolCalls,
+  toolMessages,
+  resultOf,
+  assertEveryCallAnsweredOnce,
+  assertErrorResult,
+  assertAguiError,
+  lastText,
+  deferred,
+  within,
 } from './helpers.mjs';
 
 const server = await startServer(after);
@@ -68,7 +82,10 @@ test('openThread(): a sibling thread sharing the tools and their toggles, with i
 
   // Each is disposable on its own; the sibling keeps the shared tools alive.
   main.dispose();
-  assert.deepEqual(side.tools.advertise().map((x) => x.name), ['get_weather', 'get_time', 'get_location', 'delete_file']);
+  assert.deepEqual(
+    side.tools.advertise().map((x) => x.name),
+    ['get_weather', 'get_time', 'get_location', 'delete_file'],
+  );
   assert.deepEqual(await side.send('again'), { reason: 'done' });
   side.dispose();
   assertAguiError(() => side.send('x'), 'invalid_state');
@@ -82,30 +99,34 @@ test('runtime[Symbol.dispose] works with `using`-style disposal', T, async () =>
   assertAguiError(() => rt.messages, 'invalid_state');
 });
 
-test('export -> JSON -> createRuntime({thread}) restores threadId, messages and state; the thread goes on', T, async (t) => {
-  const a = await open(t, { url: server.url('state_counter') });
-  await a.send('count');
-  await a.send('count');
-  assert.deepEqual(a.state, { count: 2 });
-  const exported = a.thread.export();
-  assert.equal(exported.format, 'agui-client-tools/thread');
-  assert.equal(exported.version, 1);
-  const text = JSON.stringify(exported);
-  a.dispose();
+test(
+  'export -> JSON -> createRuntime({thread}) restores threadId, messages and state; the thread goes on',
+  T,
+  async (t) => {
+    const a = await open(t, { url: server.url('state_counter') });
+    await a.send('count');
+    await a.send('count');
+    assert.deepEqual(a.state, { count: 2 });
+    const exported = a.thread.export();
+    assert.equal(exported.format, 'agui-client-tools/thread');
+    assert.equal(exported.version, 1);
+    const text = JSON.stringify(exported);
+    a.dispose();
 
-  const b = await open(t, { url: server.url('state_counter'), thread: JSON.parse(text) });
-  assert.equal(b.threadId, exported.threadId);
-  assert.deepEqual(b.messages, exported.messages);
-  assert.deepEqual(b.state, { count: 2 });
-  assert.equal(b.status.phase, 'idle');
-  assert.equal(b.resumed, undefined, 'nothing to resume');
-  assert.deepEqual(await b.send('count'), { reason: 'done' });
-  assert.deepEqual(b.state, { count: 3 });
-  assert.equal(lastText(b.messages), replies.counter(3));
-  const last = server.requests.at(-1).input;
-  assert.equal(last.threadId, exported.threadId);
-  assert.deepEqual(last.messages.slice(0, exported.messages.length), exported.messages);
-});
+    const b = await open(t, { url: server.url('state_counter'), thread: JSON.parse(text) });
+    assert.equal(b.threadId, exported.threadId);
+    assert.deepEqual(b.messages, exported.messages);
+    assert.deepEqual(b.state, { count: 2 });
+    assert.equal(b.status.phase, 'idle');
+    assert.equal(b.resumed, undefined, 'nothing to resume');
+    assert.deepEqual(await b.send('count'), { reason: 'done' });
+    assert.deepEqual(b.state, { count: 3 });
+    assert.equal(lastText(b.messages), replies.counter(3));
+    const last = server.requests.at(-1).input;
+    assert.equal(last.threadId, exported.threadId);
+    assert.deepEqual(last.messages.slice(0, exported.messages.length), exported.messages);
+  },
+);
 
 test('export of a thread with tool calls restores them answered; nothing runs again', T, async (t) => {
   let runs = 0;
@@ -113,7 +134,11 @@ test('export of a thread with tool calls restores them answered; nothing runs ag
   await a.send('weather?');
   const exported = roundTrip(a.thread.export());
   a.dispose();
-  const b = await open(t, { url: server.url('one_tool'), thread: exported, tools: [tool('get_weather', () => (runs++, 'sunny'))] });
+  const b = await open(t, {
+    url: server.url('one_tool'),
+    thread: exported,
+    tools: [tool('get_weather', () => (runs++, 'sunny'))],
+  });
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(runs, 1);
   assert.deepEqual(b.messages, exported.messages);
@@ -122,7 +147,8 @@ test('export of a thread with tool calls restores them answered; nothing runs ag
 
 test('a pending approval comes back pending; approved on the restored runtime, the turn continues', T, async (t) => {
   const ran = [];
-  const deleteFile = () => tool('delete_file', ({ path }) => (ran.push(path), { deleted: path }), { requiresApproval: true });
+  const deleteFile = () =>
+    tool('delete_file', ({ path }) => (ran.push(path), { deleted: path }), { requiresApproval: true });
   const a = await open(t, { url: server.url('approval'), tools: [deleteFile()] });
   const requested = nextChange(a, 'approval_requested');
   const firstTurn = a.send('delete /tmp/x');
@@ -135,7 +161,10 @@ test('a pending approval comes back pending; approved on the restored runtime, t
   await new Promise((r) => setTimeout(r, 0));
   assert.equal(b.threadId, a.threadId);
   assert.equal(b.status.phase, 'awaiting');
-  assert.deepEqual(b.approvals.pending().map((p) => [p.toolCallId, p.name, p.args]), [[approval.toolCallId, 'delete_file', { path: '/tmp/x' }]]);
+  assert.deepEqual(
+    b.approvals.pending().map((p) => [p.toolCallId, p.name, p.args]),
+    [[approval.toolCallId, 'delete_file', { path: '/tmp/x' }]],
+  );
   assert.ok(b.resumed instanceof Promise, 'runtime.resumed is the turn it continues');
   assert.deepEqual(ran, []);
 
@@ -156,7 +185,12 @@ test('a pending approval restored with approvalTimeoutMs is rejected when that t
   await requested;
   const exported = roundTrip(a.thread.export());
   a.dispose();
-  const b = await open(t, { url: server.url('approval'), thread: exported, approvalTimeoutMs: 40, tools: [deleteFile()] });
+  const b = await open(t, {
+    url: server.url('approval'),
+    thread: exported,
+    approvalTimeoutMs: 40,
+    tools: [deleteFile()],
+  });
   await new Promise((r) => setTimeout(r, 0));
   assert.deepEqual(await within(b.resumed, 3000, 'the resumed turn'), { reason: 'done' });
   assertErrorResult(toolMessages(b.messages)[0], /approval timed out after 40 ms/);
@@ -168,7 +202,16 @@ test('a call whose handler was running at export is never run again on import', 
   let runsB = 0;
   const a = await open(t, {
     url: server.url('one_tool'),
-    tools: [tool('get_weather', (args, ctx) => (runsA++, started.resolve(), new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('gone'))))))],
+    tools: [
+      tool(
+        'get_weather',
+        (args, ctx) => (
+          runsA++,
+          started.resolve(),
+          new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('gone'))))
+        ),
+      ),
+    ],
   });
   a.send('weather?');
   await started.promise;
@@ -176,7 +219,11 @@ test('a call whose handler was running at export is never run again on import', 
   const exported = roundTrip(a.thread.export());
   a.dispose();
 
-  const b = await open(t, { url: server.url('one_tool'), thread: exported, tools: [tool('get_weather', () => (runsB++, 'sunny'))] });
+  const b = await open(t, {
+    url: server.url('one_tool'),
+    thread: exported,
+    tools: [tool('get_weather', () => (runsB++, 'sunny'))],
+  });
   await new Promise((r) => setTimeout(r, 0));
   assert.ok(b.resumed, 'the import continues the turn');
   assert.deepEqual(await within(b.resumed, 3000, 'the resumed turn'), { reason: 'done' });
@@ -195,42 +242,68 @@ test('a subscriber added right after createRuntime({thread}) sees the whole resu
   const started = deferred();
   const a = await open(t, {
     url: server.url('one_tool'),
-    tools: [tool('get_weather', (args, ctx) => (started.resolve(), new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('gone'))))))],
+    tools: [
+      tool(
+        'get_weather',
+        (args, ctx) => (
+          started.resolve(),
+          new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('gone'))))
+        ),
+      ),
+    ],
   });
   a.send('weather?');
   await started.promise;
   const exported = roundTrip(a.thread.export());
   a.dispose();
 
-  const b = await open(t, { url: server.url('one_tool'), thread: exported, tools: [tool('get_weather', () => 'sunny')] });
+  const b = await open(t, {
+    url: server.url('one_tool'),
+    thread: exported,
+    tools: [tool('get_weather', () => 'sunny')],
+  });
   const seen = record(b); // the usual pattern: subscribe straight after the await
   assert.deepEqual(await within(b.resumed, 3000, 'the resumed turn'), { reason: 'done' });
   const [call] = toolCalls(b.messages);
   const closed = seen.of('tool_call_status').find((c) => c.toolCallId === call.id);
   assert.ok(closed, 'the closing of the call that was running is delivered');
   assert.equal(closed.status, 'error');
-  assert.ok(seen.of('tool_result').some((c) => c.message.toolCallId === call.id), 'its tool result is delivered');
+  assert.ok(
+    seen.of('tool_result').some((c) => c.message.toolCallId === call.id),
+    'its tool result is delivered',
+  );
   assert.equal(seen.of('request').length, 1, 'the follow-up request is delivered');
   assert.ok(seen.of('round_started').length >= 1);
 });
 
-test('an export holding a call no one answered imports with the call closed, and a subscriber added right after is told', T, async (t) => {
-  const a = await open(t, { url: server.url('unanswered_server_tool') });
-  assert.deepEqual(await a.send('search'), { reason: 'done' });
-  const [call] = toolCalls(a.messages);
-  const exported = roundTrip(a.thread.export());
-  a.dispose();
+test(
+  'an export holding a call no one answered imports with the call closed, and a subscriber added right after is told',
+  T,
+  async (t) => {
+    const a = await open(t, { url: server.url('unanswered_server_tool') });
+    assert.deepEqual(await a.send('search'), { reason: 'done' });
+    const [call] = toolCalls(a.messages);
+    const exported = roundTrip(a.thread.export());
+    a.dispose();
 
-  const b = await open(t, { url: server.url('unanswered_server_tool'), thread: exported });
-  const seen = record(b); // the usual pattern: subscribe straight after the await
-  assertErrorResult(resultOf(b.messages, call.id), /no result was received from the agent for tool 'search_docs'/);
-  await within(new Promise((resolve) => setTimeout(resolve, 20)), 1000, 'a macrotask');
-  assert.equal(seen.of('tool_call_status').find((c) => c.toolCallId === call.id)?.status, 'error', 'the closing is delivered');
-  assert.ok(seen.of('tool_result').some((c) => c.message.toolCallId === call.id), 'its tool result is delivered');
-  assert.deepEqual(await b.send('and now?'), { reason: 'done' }, 'the next turn goes through');
-  assert.equal(lastText(b.messages), TEXT_REPLY);
-  assert.equal(seen.of('tool_result').filter((c) => c.message.toolCallId === call.id).length, 1, 'told once');
-});
+    const b = await open(t, { url: server.url('unanswered_server_tool'), thread: exported });
+    const seen = record(b); // the usual pattern: subscribe straight after the await
+    assertErrorResult(resultOf(b.messages, call.id), /no result was received from the agent for tool 'search_docs'/);
+    await within(new Promise((resolve) => setTimeout(resolve, 20)), 1000, 'a macrotask');
+    assert.equal(
+      seen.of('tool_call_status').find((c) => c.toolCallId === call.id)?.status,
+      'error',
+      'the closing is delivered',
+    );
+    assert.ok(
+      seen.of('tool_result').some((c) => c.message.toolCallId === call.id),
+      'its tool result is delivered',
+    );
+    assert.deepEqual(await b.send('and now?'), { reason: 'done' }, 'the next turn goes through');
+    assert.equal(lastText(b.messages), TEXT_REPLY);
+    assert.equal(seen.of('tool_result').filter((c) => c.message.toolCallId === call.id).length, 1, 'told once');
+  },
+);
 
 test('a pending interrupt comes back pending and is answered on the restored runtime', T, async (t) => {
   const a = await open(t, { url: server.url('interrupt') });
@@ -241,7 +314,10 @@ test('a pending interrupt comes back pending and is answered on the restored run
   a.dispose();
   const b = await open(t, { url: server.url('interrupt'), thread: exported });
   await new Promise((r) => setTimeout(r, 0));
-  assert.deepEqual(b.interrupts.pending().map((i) => i.id), ['int-1']);
+  assert.deepEqual(
+    b.interrupts.pending().map((i) => i.id),
+    ['int-1'],
+  );
   assertAguiError(() => b.interrupts.resolve('int-1', { confirm: 'no' }), 'invalid_argument', /responseSchema/);
   b.interrupts.resolve('int-1', { confirm: true });
   assert.deepEqual(await within(b.resumed, 3000, 'the resumed turn'), { reason: 'done' });
@@ -261,19 +337,27 @@ test('openThread({thread}) restores an export into a sibling', T, async (t) => {
   assert.equal(a.messages.length, 2, 'the original is untouched');
 });
 
-test('init() and createRuntime({wasm}) take the module bytes explicitly (for bundlers that do not ship the .wasm)', T, async (t) => {
-  const { init } = await import('../../js-shim/src/node.js');
-  const fs = await import('node:fs');
-  const bytes = new Uint8Array(fs.readFileSync(new URL('../../js-shim/dist/agui_core.wasm', import.meta.url)));
-  const module = await init({ wasm: bytes });
-  assert.equal(typeof module.errorCodes, 'function');
-  const rt = await open(t, { url: server.url('text'), wasm: bytes.buffer.slice(0) });
-  assert.deepEqual(await rt.send('hi'), { reason: 'done' });
-  assert.equal(lastText(rt.messages), TEXT_REPLY);
-});
+test(
+  'init() and createRuntime({wasm}) take the module bytes explicitly (for bundlers that do not ship the .wasm)',
+  T,
+  async (t) => {
+    const { init } = await import('../../js-shim/src/node.js');
+    const fs = await import('node:fs');
+    const bytes = new Uint8Array(fs.readFileSync(new URL('../../js-shim/dist/agui_core.wasm', import.meta.url)));
+    const module = await init({ wasm: bytes });
+    assert.equal(typeof module.errorCodes, 'function');
+    const rt = await open(t, { url: server.url('text'), wasm: bytes.buffer.slice(0) });
+    assert.deepEqual(await rt.send('hi'), { reason: 'done' });
+    assert.equal(lastText(rt.messages), TEXT_REPLY);
+  },
+);
 
 test('options.headers reach the agent with every run, beside the content negotiation headers', T, async (t) => {
-  const rt = await open(t, { url: server.url('one_tool'), headers: { authorization: 'Bearer test-token', 'x-app': 'tests' }, tools: [tool('get_weather', () => 'sunny')] });
+  const rt = await open(t, {
+    url: server.url('one_tool'),
+    headers: { authorization: 'Bearer test-token', 'x-app': 'tests' },
+    tools: [tool('get_weather', () => 'sunny')],
+  });
   await rt.send('weather?');
   const runs = requestsOf(server, rt);
   assert.equal(runs.length, 2);

@@ -15,13 +15,20 @@ const TSC = path.join(TESTS, 'node_modules', 'typescript', 'bin', 'tsc');
 const DTS = fileURLToPath(new URL('../../js-shim/index.d.ts', import.meta.url));
 
 function tsc(project) {
-  const r = spawnSync(process.execPath, [TSC, '-p', project, '--noEmit', '--pretty', 'false'], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [TSC, '-p', project, '--noEmit', '--pretty', 'false'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }
 
 test('tests/types/example.ts compiles against js-shim/index.d.ts', { timeout: 60_000 }, () => {
   const tsconfig = fs.readFileSync(path.join(TESTS, 'types', 'tsconfig.json'), 'utf8');
-  assert.match(tsconfig, /"agui-client-tools":\s*\["\.\.\/\.\.\/js-shim\/index\.d\.ts"\]/, 'the package name maps to the .d.ts');
+  assert.match(
+    tsconfig,
+    /"agui-client-tools":\s*\["\.\.\/\.\.\/js-shim\/index\.d\.ts"\]/,
+    'the package name maps to the .d.ts',
+  );
   const { status, output } = tsc(path.join(TESTS, 'types'));
   assert.equal(status, 0, `tsc failed:\n${output}`);
 });
@@ -46,5 +53,9 @@ test('a deliberately wrong file fails to compile, on every WRONG line and nowher
   const due = lines.flatMap((l, i) => (/^\s*\/\/ WRONG:/.test(l) ? [i + 2] : []));
   const got = [...new Set([...output.matchAll(/wrong\.ts\((\d+),\d+\): error TS\d+/g)].map((m) => Number(m[1])))];
   assert.ok(due.length >= 5, `${due.length} deliberate mistakes`);
-  assert.deepEqual(got.sort((a, b) => a - b), due, `errors on exactly the WRONG lines:\n${output}`);
+  assert.deepEqual(
+    got.sort((a, b) => a - b),
+    due,
+    `errors on exactly the WRONG lines:\n${output}`,
+  );
 });

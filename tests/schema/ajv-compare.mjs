@@ -20,8 +20,7 @@ import Ajv from 'ajv';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const suiteDir = process.env.AGUI_SCHEMA_SUITE_DIR ?? '/usr/share/json-schema-test-suite/tests';
-const binary =
-  process.argv[2] ?? process.env.AGUI_CORE_TESTS ?? '/work/main/build/tests/agui_core_tests';
+const binary = process.argv[2] ?? process.env.AGUI_CORE_TESTS ?? '/work/main/build/tests/agui_core_tests';
 
 // --- ours: run the suite test and parse its table ---------------------------
 function runOurs() {
@@ -107,7 +106,10 @@ function checkRealistic() {
   const disagreements = [];
   for (const entry of doc.schemas) {
     const validate = newAjv().compile(entry.schema);
-    for (const [label, list] of [['valid', entry.valid], ['invalid', entry.invalid]]) {
+    for (const [label, list] of [
+      ['valid', entry.valid],
+      ['invalid', entry.invalid],
+    ]) {
       for (const args of list) {
         if (validate(args) === (label === 'valid')) agree += 1;
         else {

@@ -22,12 +22,7 @@ export const CUT_PARTIAL = 'data: {"type":"TEXT_MES';
  * @param {boolean} [options.checkThread=true] end the run with RUN_ERROR when the thread has a tool
  *   call without a result, two results for one call, or a result for no call (providers reject these).
  */
-export async function startAguiServer({
-  scenarios,
-  defaultScenario,
-  strictInput = true,
-  checkThread = true,
-} = {}) {
+export async function startAguiServer({ scenarios, defaultScenario, strictInput = true, checkThread = true } = {}) {
   if (!scenarios) scenarios = (await import('./scenarios.mjs')).scenarios;
   const requests = [];
   // Per-thread memory, as a real agent keeps a checkpoint per threadId (used by interrupts).
@@ -57,8 +52,17 @@ export async function startAguiServer({
     if (!match) return plain(res, 404, `no route ${url.pathname}; POST /agent/<scenario>`);
     if (req.method !== 'POST') return plain(res, 405, 'POST a RunAgentInput');
     const name = match[1] ? decodeURIComponent(match[1]) : defaultScenario;
-    const entry = { scenario: name, input: null, body: null, headers: req.headers, query: Object.fromEntries(url.searchParams),
-      inputIssues: null, aborted: false, sent: [], error: null };
+    const entry = {
+      scenario: name,
+      input: null,
+      body: null,
+      headers: req.headers,
+      query: Object.fromEntries(url.searchParams),
+      inputIssues: null,
+      aborted: false,
+      sent: [],
+      error: null,
+    };
     requests.push(entry);
 
     let body;
@@ -79,15 +83,27 @@ export async function startAguiServer({
       }
     }
     const scenario = name && scenarios[name];
-    if (!scenario) return plain(res, 404, `unknown scenario ${JSON.stringify(name)}; known: ${Object.keys(scenarios).join(', ')}`);
+    if (!scenario)
+      return plain(res, 404, `unknown scenario ${JSON.stringify(name)}; known: ${Object.keys(scenarios).join(', ')}`);
     await run(name, scenario, entry, req, res);
   }
 
   async function run(name, scenario, entry, req, res) {
     const input = entry.input && typeof entry.input === 'object' ? entry.input : {};
     const encoder = new EventEncoder({ accept: req.headers.accept });
-    const s = { contentType: encoder.getContentType(), framed: true, started: false, open: false,
-      ended: false, selfClosed: false, closed: false, chunk: 0, rng: null, ids: 0, closeHooks: [] };
+    const s = {
+      contentType: encoder.getContentType(),
+      framed: true,
+      started: false,
+      open: false,
+      ended: false,
+      selfClosed: false,
+      closed: false,
+      chunk: 0,
+      rng: null,
+      ids: 0,
+      closeHooks: [],
+    };
     const controller = new AbortController();
     res.socket?.setNoDelay(true);
     res.on('close', () => {
@@ -132,7 +148,10 @@ export async function startAguiServer({
     function writeOne(bytes) {
       if (s.closed) return;
       if (res.write(bytes)) return;
-      return new Promise((r) => { res.once('drain', r); onClose(r); });
+      return new Promise((r) => {
+        res.once('drain', r);
+        onClose(r);
+      });
     }
     async function emit(event) {
       if (s.closed || s.ended) return;
@@ -162,7 +181,14 @@ export async function startAguiServer({
       runFinished: (extra = {}) => ({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId, ...extra }),
       runError: (message, code, extra = {}) => ({ type: 'RUN_ERROR', message, ...(code && { code }), ...extra }),
       /** Waits, but returns early when the client goes away. */
-      delay: (ms) => new Promise((r) => { const t = setTimeout(r, ms); onClose(() => { clearTimeout(t); r(); }); }),
+      delay: (ms) =>
+        new Promise((r) => {
+          const t = setTimeout(r, ms);
+          onClose(() => {
+            clearTimeout(t);
+            r();
+          });
+        }),
       /** Answer with an HTTP status and body instead of a stream. */
       status(code, payload = '', headers = {}) {
         assertNotStarted('status');
@@ -172,7 +198,10 @@ export async function startAguiServer({
         s.ended = true;
       },
       /** Content-Type of the 200 response (default: the encoder's, text/event-stream). */
-      contentType(ct) { assertNotStarted('contentType'); s.contentType = ct; },
+      contentType(ct) {
+        assertNotStarted('contentType');
+        s.contentType = ct;
+      },
       /** Write a partial event, then destroy the socket: the client sees a network error mid-event. */
       cut() {
         return new Promise((resolve) => {
@@ -180,7 +209,10 @@ export async function startAguiServer({
           flushHeaders();
           s.selfClosed = true;
           s.ended = true;
-          res.write(CUT_PARTIAL, () => { res.socket?.destroy(); resolve(); });
+          res.write(CUT_PARTIAL, () => {
+            res.socket?.destroy();
+            resolve();
+          });
         });
       },
       /** Send headers, then write nothing more until the client aborts or the server closes. */
@@ -193,9 +225,15 @@ export async function startAguiServer({
       /** From here on, split every write into random pieces of 1..maxBytes bytes. */
       chunked: (maxBytes = 7, seed = 1) => setChunked(maxBytes, seed),
       /** No automatic RUN_STARTED / RUN_FINISHED: the scenario frames the run itself (or not at all). */
-      unframed() { s.framed = false; },
+      unframed() {
+        s.framed = false;
+      },
       /** End the response now without a terminal event (a server that just stops). */
-      end() { s.ended = true; flushHeaders(); res.end(); },
+      end() {
+        s.ended = true;
+        flushHeaders();
+        res.end();
+      },
     };
 
     if (checkThread) {
@@ -254,17 +292,26 @@ export async function startAguiServer({
     requests,
     threads,
     /** Responses the client closed before the server finished them (a cancelled fetch). */
-    get aborted() { return state.aborted; },
+    get aborted() {
+      return state.aborted;
+    },
     /** Resolves once `aborted` reaches n; rejects after timeoutMs. */
     waitForAborts(n = 1, timeoutMs = 3000) {
       return new Promise((resolve, reject) => {
         const check = () => (state.aborted >= n ? (clearTimeout(timer), resolve(state.aborted), true) : false);
-        const timer = setTimeout(() => reject(new Error(`expected ${n} aborted responses, saw ${state.aborted}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`expected ${n} aborted responses, saw ${state.aborted}`)),
+          timeoutMs,
+        );
         if (!check()) state.waiters.push(check);
       });
     },
     /** Forget recorded requests, abort counts and thread memory (between tests). */
-    reset() { requests.length = 0; threads.clear(); state.aborted = 0; },
+    reset() {
+      requests.length = 0;
+      threads.clear();
+      state.aborted = 0;
+    },
     close() {
       state.closing = true;
       server.closeAllConnections();
@@ -277,14 +324,23 @@ export async function startAguiServer({
 export function describeThread(input) {
   const messages = Array.isArray(input?.messages) ? input.messages : [];
   let lastUser = -1;
-  messages.forEach((m, i) => { if (m.role === 'user') lastUser = i; });
+  messages.forEach((m, i) => {
+    if (m.role === 'user') lastUser = i;
+  });
   const turn = messages.slice(lastUser + 1);
   const results = new Map(turn.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m]));
   // Tool calls made since the user last spoke, each with its result if the client sent one.
-  const calls = turn.filter((m) => m.role === 'assistant').flatMap((m) => (m.toolCalls ?? []).map((c) => ({
-    id: c.id, name: c.function?.name, arguments: c.function?.arguments, args: parseArgs(c.function?.arguments),
-    result: results.get(c.id),
-  })));
+  const calls = turn
+    .filter((m) => m.role === 'assistant')
+    .flatMap((m) =>
+      (m.toolCalls ?? []).map((c) => ({
+        id: c.id,
+        name: c.function?.name,
+        arguments: c.function?.arguments,
+        args: parseArgs(c.function?.arguments),
+        result: results.get(c.id),
+      })),
+    );
   const userContent = lastUser >= 0 ? messages[lastUser].content : undefined;
   return {
     /** Follow-up round: tool messages after the last user message. 0 on a fresh user turn. */
@@ -300,29 +356,44 @@ export function describeThread(input) {
 /** Text of a string or content-part array (tool results may be either). */
 export function contentText(content) {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.filter((p) => p?.type === 'text').map((p) => p.text).join('');
+  if (Array.isArray(content))
+    return content
+      .filter((p) => p?.type === 'text')
+      .map((p) => p.text)
+      .join('');
   return content === undefined ? '' : JSON.stringify(content);
 }
 
 // The checks an LLM provider applies to a thread before it accepts a turn.
 function threadProblem(input) {
   const calls = new Map();
-  for (const m of input.messages ?? []) for (const c of m.role === 'assistant' ? m.toolCalls ?? [] : []) calls.set(c.id, c);
+  for (const m of input.messages ?? [])
+    for (const c of m.role === 'assistant' ? (m.toolCalls ?? []) : []) calls.set(c.id, c);
   const answered = new Map();
   for (const m of input.messages ?? []) {
     if (m.role !== 'tool') continue;
-    if (!calls.has(m.toolCallId)) return { code: 'orphan_tool_result', message: `tool message ${m.id} answers unknown tool call ${m.toolCallId}` };
-    if (answered.has(m.toolCallId)) return { code: 'duplicate_tool_result', message: `tool call ${m.toolCallId} has two results (${answered.get(m.toolCallId)}, ${m.id})` };
+    if (!calls.has(m.toolCallId))
+      return { code: 'orphan_tool_result', message: `tool message ${m.id} answers unknown tool call ${m.toolCallId}` };
+    if (answered.has(m.toolCallId))
+      return {
+        code: 'duplicate_tool_result',
+        message: `tool call ${m.toolCallId} has two results (${answered.get(m.toolCallId)}, ${m.id})`,
+      };
     answered.set(m.toolCallId, m.id);
   }
   for (const [id, c] of calls) {
-    if (!answered.has(id)) return { code: 'unanswered_tool_call', message: `tool call ${id} (${c.function?.name}) has no result` };
+    if (!answered.has(id))
+      return { code: 'unanswered_tool_call', message: `tool call ${id} (${c.function?.name}) has no result` };
   }
   return null;
 }
 
 function parseArgs(text) {
-  try { return JSON.parse(text); } catch { return undefined; }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function plain(res, code, text) {
@@ -336,7 +407,11 @@ function readBody(req) {
     let size = 0;
     req.on('data', (c) => {
       size += c.length;
-      if (size > MAX_BODY_BYTES) { reject(new Error('body too large')); req.destroy(); return; }
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error('body too large'));
+        req.destroy();
+        return;
+      }
       chunks.push(c);
     });
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));

@@ -66,21 +66,31 @@ class ReplayAgent extends AbstractAgent {
 export async function referenceApply({ input, events }) {
   const warnings = [];
   const saved = { warn: console.warn, error: console.error };
-  const capture = (level) => (...args) => warnings.push(`${level}: ${args.map(show).join(' ')}`);
+  const capture =
+    (level) =>
+    (...args) =>
+      warnings.push(`${level}: ${args.map(show).join(' ')}`);
   console.warn = capture('warn');
   console.error = capture('error');
   const runs = [];
   let error;
   const agent = new ReplayAgent(events, {
-    threadId: input.threadId, initialMessages: input.messages ?? [], initialState: input.state ?? {},
+    threadId: input.threadId,
+    initialMessages: input.messages ?? [],
+    initialState: input.state ?? {},
   });
   try {
-    await agent.runAgent({ runId: input.runId, tools: input.tools, context: input.context }, {
-      onRunFinishedEvent: ({ outcome, pendingToolCallIds, interrupts, result }) => {
-        runs.push(clean({ outcome, pendingToolCallIds, interrupts, result }));
+    await agent.runAgent(
+      { runId: input.runId, tools: input.tools, context: input.context },
+      {
+        onRunFinishedEvent: ({ outcome, pendingToolCallIds, interrupts, result }) => {
+          runs.push(clean({ outcome, pendingToolCallIds, interrupts, result }));
+        },
+        onRunErrorEvent: ({ event }) => {
+          runs.push(clean({ outcome: 'error', message: event.message, code: event.code }));
+        },
       },
-      onRunErrorEvent: ({ event }) => { runs.push(clean({ outcome: 'error', message: event.message, code: event.code })); },
-    });
+    );
   } catch (err) {
     error = String(err?.message ?? err);
   } finally {

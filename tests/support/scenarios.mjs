@@ -10,12 +10,30 @@ import { contentText } from './agui-server.mjs';
 
 /** JSON Schemas of every client tool a scenario calls; the arguments sent validate against them. */
 export const TOOL_SCHEMAS = {
-  get_weather: { type: 'object', properties: { city: { type: 'string' }, attempt: { type: 'integer', minimum: 1 } },
-    required: ['city'], additionalProperties: false },
-  get_location: { type: 'object', properties: { precision: { enum: ['city', 'exact'] } }, required: ['precision'],
-    additionalProperties: false },
-  get_time: { type: 'object', properties: { timezone: { type: 'string' } }, required: ['timezone'], additionalProperties: false },
-  delete_file: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+  get_weather: {
+    type: 'object',
+    properties: { city: { type: 'string' }, attempt: { type: 'integer', minimum: 1 } },
+    required: ['city'],
+    additionalProperties: false,
+  },
+  get_location: {
+    type: 'object',
+    properties: { precision: { enum: ['city', 'exact'] } },
+    required: ['precision'],
+    additionalProperties: false,
+  },
+  get_time: {
+    type: 'object',
+    properties: { timezone: { type: 'string' } },
+    required: ['timezone'],
+    additionalProperties: false,
+  },
+  delete_file: {
+    type: 'object',
+    properties: { path: { type: 'string' } },
+    required: ['path'],
+    additionalProperties: false,
+  },
   read_clipboard: { type: 'object', properties: {}, additionalProperties: false },
 };
 
@@ -26,7 +44,9 @@ export const SLOW_DELTAS = 20;
 export const SLOW_DELTA_MS = 100;
 export const SSE_VARIANTS_TEXT = 'CRLF, multi-line and LF.';
 export const INTERRUPT_RESPONSE_SCHEMA = {
-  type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'],
+  type: 'object',
+  properties: { confirm: { type: 'boolean' } },
+  required: ['confirm'],
 };
 
 /** "<content>" plus " (error: <error>)" when the tool message carries one: how replies quote a result. */
@@ -51,8 +71,10 @@ export const replies = {
   parallel: (a, b, c) => `Paris: ${describeResult(a)}; Tokyo: ${describeResult(b)}; time: ${describeResult(c)}`,
   twoCities: (a, b) => `Paris: ${describeResult(a)}; Berlin: ${describeResult(b)}`,
   approval: (result) => `delete_file ${approvalStatus(result)}: ${describeResult(result)}`,
-  disabled: (advertised, result) => `read_clipboard (advertised: ${advertised ? 'yes' : 'no'}) answered: ${describeResult(result)}`,
-  resumed: (id, entry) => `Interrupt ${id} ${entry.status}${entry.payload === undefined ? '' : ` with ${JSON.stringify(entry.payload)}`}.`,
+  disabled: (advertised, result) =>
+    `read_clipboard (advertised: ${advertised ? 'yes' : 'no'}) answered: ${describeResult(result)}`,
+  resumed: (id, entry) =>
+    `Interrupt ${id} ${entry.status}${entry.payload === undefined ? '' : ` with ${JSON.stringify(entry.payload)}`}.`,
   serverTool: (docs, weather) => `Docs: ${describeResult(docs)}. Weather: ${describeResult(weather)}.`,
   counter: (n) => `count is now ${n}`,
 };
@@ -120,7 +142,13 @@ async function* one_tool_chunks(input, api) {
   yield { type: 'TEXT_MESSAGE_CHUNK', messageId, role: 'assistant', delta: 'Let me check ' };
   yield { type: 'TEXT_MESSAGE_CHUNK', delta: 'the weather in Paris.' };
   const toolCallId = api.id('call');
-  yield { type: 'TOOL_CALL_CHUNK', toolCallId, toolCallName: 'get_weather', parentMessageId: messageId, delta: '{"city":' };
+  yield {
+    type: 'TOOL_CALL_CHUNK',
+    toolCallId,
+    toolCallName: 'get_weather',
+    parentMessageId: messageId,
+    delta: '{"city":',
+  };
   yield { type: 'TOOL_CALL_CHUNK', delta: '"Paris"}' };
 }
 
@@ -128,8 +156,12 @@ async function* one_tool_chunks(input, api) {
 async function* multi_round(input, api) {
   const [loc] = named(api, 'get_location');
   const [weather] = named(api, 'get_weather');
-  if (!loc) return (yield* unlessAdvertised(api, 'get_location')) || (yield* callTool(api, 'get_location', { precision: 'city' }));
-  if (!weather) return (yield* unlessAdvertised(api, 'get_weather')) || (yield* callTool(api, 'get_weather', { city: 'Paris' }));
+  if (!loc)
+    return (
+      (yield* unlessAdvertised(api, 'get_location')) || (yield* callTool(api, 'get_location', { precision: 'city' }))
+    );
+  if (!weather)
+    return (yield* unlessAdvertised(api, 'get_weather')) || (yield* callTool(api, 'get_weather', { city: 'Paris' }));
   yield* say(api, replies.multiRound(loc.result, weather.result));
 }
 
@@ -142,13 +174,29 @@ async function* parallel(input, api) {
   }
   if (yield* unlessAdvertised(api, 'get_weather', 'get_time')) return;
   const parentMessageId = api.id('msg'); // no text: the calls alone make the assistant message
-  const calls = [['get_weather', { city: 'Paris' }], ['get_weather', { city: 'Tokyo' }], ['get_time', { timezone: 'Asia/Tokyo' }]]
-    .map(([name, args]) => ({ id: api.id('call'), name, parts: split(JSON.stringify(args), 2) }));
+  const calls = [
+    ['get_weather', { city: 'Paris' }],
+    ['get_weather', { city: 'Tokyo' }],
+    ['get_time', { timezone: 'Asia/Tokyo' }],
+  ].map(([name, args]) => ({ id: api.id('call'), name, parts: split(JSON.stringify(args), 2) }));
   const [a, b, c] = calls;
   const start = (x) => ({ type: 'TOOL_CALL_START', toolCallId: x.id, toolCallName: x.name, parentMessageId });
   const args = (x, i) => ({ type: 'TOOL_CALL_ARGS', toolCallId: x.id, delta: x.parts[i] });
   const end = (x) => ({ type: 'TOOL_CALL_END', toolCallId: x.id });
-  yield* [start(a), start(b), args(a, 0), start(c), args(b, 0), args(c, 0), args(a, 1), args(b, 1), args(c, 1), end(b), end(a), end(c)];
+  yield* [
+    start(a),
+    start(b),
+    args(a, 0),
+    start(c),
+    args(b, 0),
+    args(c, 0),
+    args(a, 1),
+    args(b, 1),
+    args(c, 1),
+    end(b),
+    end(a),
+    end(c),
+  ];
 }
 
 // Two calls, named in RUN_FINISHED.outcome.pendingToolCallIds.
@@ -212,10 +260,19 @@ async function* interrupt(input, api) {
   t.interruptCount = (t.interruptCount ?? 0) + 1;
   t.pendingInterrupt = `int-${t.interruptCount}`;
   yield* say(api, ['I need your confirmation ', 'before I continue.']);
-  yield api.runFinished({ outcome: { type: 'interrupt', interrupts: [{
-    id: t.pendingInterrupt, reason: 'confirmation', message: 'Delete every file in /tmp/x?',
-    responseSchema: INTERRUPT_RESPONSE_SCHEMA,
-  }] } });
+  yield api.runFinished({
+    outcome: {
+      type: 'interrupt',
+      interrupts: [
+        {
+          id: t.pendingInterrupt,
+          reason: 'confirmation',
+          message: 'Delete every file in /tmp/x?',
+          responseSchema: INTERRUPT_RESPONSE_SCHEMA,
+        },
+      ],
+    },
+  });
 }
 
 // The model names a tool whatever input.tools says (models do).
@@ -233,7 +290,13 @@ async function* server_tool(input, api) {
   if (weather) return yield* say(api, replies.serverTool(docs?.result, weather.result));
   if (yield* unlessAdvertised(api, 'get_weather')) return;
   const s = yield* callTool(api, 'search_docs', { query: 'AG-UI' });
-  yield { type: 'TOOL_CALL_RESULT', messageId: api.id('tool'), toolCallId: s, content: 'AG-UI is an event protocol.', role: 'tool' };
+  yield {
+    type: 'TOOL_CALL_RESULT',
+    messageId: api.id('tool'),
+    toolCallId: s,
+    content: 'AG-UI is an event protocol.',
+    role: 'tool',
+  };
   yield* callTool(api, 'get_weather', { city: 'Paris' });
 }
 
@@ -360,7 +423,17 @@ async function* sse_variants(input, api) {
 // (TOOL_CALL_RESULT), so nothing is left for the client to run.
 async function* every_event(input, api) {
   const id = api.id;
-  const [r1, rm1, rm2, m1, m2, m3, tc1, tc2, act] = ['span', 'think', 'think', 'msg', 'msg', 'msg', 'call', 'call', 'act'].map(id);
+  const [r1, rm1, rm2, m1, m2, m3, tc1, tc2, act] = [
+    'span',
+    'think',
+    'think',
+    'msg',
+    'msg',
+    'msg',
+    'call',
+    'call',
+    'act',
+  ].map(id);
   yield api.runStarted({ input });
   yield { type: 'MESSAGES_SNAPSHOT', messages: input.messages ?? [] };
   yield { type: 'STEP_STARTED', stepName: 'plan' };
@@ -383,17 +456,44 @@ async function* every_event(input, api) {
   yield { type: 'TOOL_CALL_ARGS', toolCallId: tc1, delta: '"events"}' };
   yield { type: 'TOOL_CALL_END', toolCallId: tc1 };
   yield { type: 'REASONING_ENCRYPTED_VALUE', subtype: 'tool-call', entityId: tc1, encryptedValue: 'enc:call:1' };
-  yield { type: 'TOOL_CALL_RESULT', messageId: id('tool'), toolCallId: tc1, content: 'found 31 event types', role: 'tool' };
-  yield { type: 'TOOL_CALL_CHUNK', toolCallId: tc2, toolCallName: 'search_docs', parentMessageId: m1, delta: '{"query":' };
+  yield {
+    type: 'TOOL_CALL_RESULT',
+    messageId: id('tool'),
+    toolCallId: tc1,
+    content: 'found 31 event types',
+    role: 'tool',
+  };
+  yield {
+    type: 'TOOL_CALL_CHUNK',
+    toolCallId: tc2,
+    toolCallName: 'search_docs',
+    parentMessageId: m1,
+    delta: '{"query":',
+  };
   yield { type: 'TOOL_CALL_CHUNK', delta: '"chunks"}' };
-  yield { type: 'TOOL_CALL_RESULT', messageId: id('tool'), toolCallId: tc2,
-    content: [{ type: 'text', text: 'chunks are shorthand' }] };
+  yield {
+    type: 'TOOL_CALL_RESULT',
+    messageId: id('tool'),
+    toolCallId: tc2,
+    content: [{ type: 'text', text: 'chunks are shorthand' }],
+  };
   yield { type: 'TEXT_MESSAGE_CHUNK', messageId: m2, role: 'assistant', delta: 'Chunked ' };
   yield { type: 'TEXT_MESSAGE_CHUNK', delta: 'text.' };
   yield { type: 'STATE_SNAPSHOT', snapshot: { progress: 0, items: [] } };
-  yield { type: 'STATE_DELTA', delta: [{ op: 'replace', path: '/progress', value: 1 }, { op: 'add', path: '/items/-', value: 'a' }] };
+  yield {
+    type: 'STATE_DELTA',
+    delta: [
+      { op: 'replace', path: '/progress', value: 1 },
+      { op: 'add', path: '/items/-', value: 'a' },
+    ],
+  };
   yield { type: 'ACTIVITY_SNAPSHOT', messageId: act, activityType: 'progress', content: { step: 1, of: 3 } };
-  yield { type: 'ACTIVITY_DELTA', messageId: act, activityType: 'progress', patch: [{ op: 'replace', path: '/step', value: 2 }] };
+  yield {
+    type: 'ACTIVITY_DELTA',
+    messageId: act,
+    activityType: 'progress',
+    patch: [{ op: 'replace', path: '/step', value: 2 }],
+  };
   yield { type: 'RAW', event: { provider: 'demo-llm', kind: 'ping' }, source: 'demo-llm' };
   yield { type: 'CUSTOM', name: 'demo.notice', value: { level: 'info', text: 'custom events pass through' } };
   const sub1 = id('sub');
@@ -405,12 +505,38 @@ async function* every_event(input, api) {
   yield { type: 'SUBAGENT_FINISHED', subagentRunId: sub1, result: { ok: true }, outcome: { type: 'success' } };
   yield { type: 'SUBAGENT_STARTED', subagentRunId: sub2, name: 'critic' };
   yield { type: 'SUBAGENT_ERROR', subagentRunId: sub2, message: 'critic crashed', code: 'crash' };
-  yield api.runFinished({ result: { summary: 'done' }, outcome: { type: 'success' },
-    usage: [{ provider: 'demo', model: 'demo-1', inputTokens: 10, outputTokens: 20, totalTokens: 30 }] });
+  yield api.runFinished({
+    result: { summary: 'done' },
+    outcome: { type: 'success' },
+    usage: [{ provider: 'demo', model: 'demo-1', inputTokens: 10, outputTokens: 20, totalTokens: 30 }],
+  });
 }
 
 export const scenarios = {
-  text, one_tool, one_tool_chunks, multi_round, parallel, pending_ids, pending_unknown,
-  loop_forever, loop_same_args, approval, interrupt, disabled_tool, server_tool, unanswered_server_tool, snapshot_replay,
-  state_counter, exact_numbers, http500, not_sse, truncated, slow, stall, run_error, malformed, sse_variants, every_event,
+  text,
+  one_tool,
+  one_tool_chunks,
+  multi_round,
+  parallel,
+  pending_ids,
+  pending_unknown,
+  loop_forever,
+  loop_same_args,
+  approval,
+  interrupt,
+  disabled_tool,
+  server_tool,
+  unanswered_server_tool,
+  snapshot_replay,
+  state_counter,
+  exact_numbers,
+  http500,
+  not_sse,
+  truncated,
+  slow,
+  stall,
+  run_error,
+  malformed,
+  sse_variants,
+  every_event,
 };

@@ -112,7 +112,12 @@ export function safeOption(content) {
   // A model rarely sizes the grid: keep axis labels inside the card without a wide margin.
   if (option.grid === undefined && (option.xAxis !== undefined || option.yAxis !== undefined)) {
     option.grid = { left: 16, right: 24, top: option.title ? 64 : 32, bottom: 16, containLabel: true };
-  } else if (option.grid && typeof option.grid === 'object' && !Array.isArray(option.grid) && option.grid.bottom === undefined) {
+  } else if (
+    option.grid &&
+    typeof option.grid === 'object' &&
+    !Array.isArray(option.grid) &&
+    option.grid.bottom === undefined
+  ) {
     option.grid = { ...option.grid, bottom: 40 }; // ECharts' default leaves a wide empty band
   }
   return { option, unsupported };

@@ -59,8 +59,16 @@ function addGraticule(map, bounds) {
   const step = niceStep(Math.max(north - south, east - west));
   const style = { color: '#94a3b8', weight: 1, opacity: 0.45, interactive: false, className: 'graticule' };
   const lines = [];
-  for (let lat = Math.ceil(south / step) * step; lat <= north; lat += step) lines.push([[lat, west], [lat, east]]);
-  for (let lon = Math.ceil(west / step) * step; lon <= east; lon += step) lines.push([[south, lon], [north, lon]]);
+  for (let lat = Math.ceil(south / step) * step; lat <= north; lat += step)
+    lines.push([
+      [lat, west],
+      [lat, east],
+    ]);
+  for (let lon = Math.ceil(west / step) * step; lon <= east; lon += step)
+    lines.push([
+      [south, lon],
+      [north, lon],
+    ]);
   L.polyline(lines, style).addTo(map);
 }
 
@@ -107,7 +115,10 @@ export function renderMap(host, content) {
         });
       },
       // Applied to every vector layer, circle markers included: only style lines and polygons.
-      style: (feature) => (feature?.geometry?.type === 'Point' || feature?.geometry?.type === 'MultiPoint' ? {} : { color: PALETTE[0], weight: 2, fillOpacity: 0.15 }),
+      style: (feature) =>
+        feature?.geometry?.type === 'Point' || feature?.geometry?.type === 'MultiPoint'
+          ? {}
+          : { color: PALETTE[0], weight: 2, fillOpacity: 0.15 },
       onEachFeature: (feature, lyr) => {
         const text = popupText(feature);
         if (!text) return;
@@ -134,7 +145,14 @@ export function renderMap(host, content) {
     }
     layer.addTo(map);
     if (center) {
-      L.circleMarker(center, { radius: 4, color: '#111827', weight: 2, fill: false, interactive: false, className: 'map-center' }).addTo(map);
+      L.circleMarker(center, {
+        radius: 4,
+        color: '#111827',
+        weight: 2,
+        fill: false,
+        interactive: false,
+        className: 'map-center',
+      }).addTo(map);
     }
     for (const [cat, color] of colors) {
       const dot = document.createElement('span');

@@ -77,7 +77,12 @@ function streamOf(prompt, reply) {
   // and the same on every run of the same script.
   const before = countToolCalls(prompt);
   (reply.calls ?? []).forEach(({ name, args }, i) => {
-    parts.push({ type: 'tool-call', toolCallId: `call-${before + i + 1}`, toolName: name, input: JSON.stringify(args) });
+    parts.push({
+      type: 'tool-call',
+      toolCallId: `call-${before + i + 1}`,
+      toolName: name,
+      input: JSON.stringify(args),
+    });
   });
   const finishReason = reply.calls?.length ? 'tool-calls' : 'stop';
   parts.push({ type: 'finish', finishReason: { unified: finishReason, raw: finishReason }, usage: USAGE });
