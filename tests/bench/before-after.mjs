@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { median, fmtInt, nowArgs } from './common.mjs';
+import { median, fmtInt, noopRegistry, nowArgs } from './common.mjs';
 import { makeStream, encodeEvents, runStarted, runFinished } from './generate.mjs';
 import { coreStream, coreRound } from './variants.mjs';
 import { feedBytes, heapText } from '../../js-shim/src/core.js';
@@ -16,16 +16,7 @@ async function load(dir) {
   const { default: create } = await import(path.resolve(dir, 'agui_core.mjs'));
   const bytes = fs.readFileSync(path.resolve(dir, 'agui_core.wasm'));
   const core = await create({ wasmBinary: bytes });
-  const registry = new core.Registry();
-  JSON.parse(
-    registry.add(
-      JSON.stringify({
-        name: 'noop',
-        description: 'does nothing',
-        parameters: { type: 'object', properties: { i: { type: 'integer' } } },
-      }),
-    ),
-  );
+  const registry = noopRegistry(core);
   return { dir, core, registry, bytes, stream: [], round: [], state: new Map() };
 }
 

@@ -44,6 +44,18 @@ export function nowArgs(core) {
   return TAKES_NOW.get(core) ? [Date.now()] : [];
 }
 
+/** The NOOP tool's definition, and a raw registry of the core holding it (the benches' one tool). */
+export const NOOP = {
+  name: 'noop',
+  description: 'does nothing',
+  parameters: { type: 'object', properties: { i: { type: 'integer' } } },
+};
+export function noopRegistry(core) {
+  const registry = new core.Registry();
+  JSON.parse(registry.add(JSON.stringify(NOOP)));
+  return registry;
+}
+
 /** Every header under wasm/, for the benches that rebuild when one changes. */
 export const coreHeaders = () =>
   fs

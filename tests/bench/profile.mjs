@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeStream } from './generate.mjs';
-import { buildNativeBench, nowArgs, streamFetch } from './common.mjs';
+import { buildNativeBench, NOOP, noopRegistry, nowArgs, streamFetch } from './common.mjs';
 import { topFunctions } from './cpuprofile-top.mjs';
 import { feedBytes } from '../../js-shim/src/core.js';
 
@@ -35,9 +35,7 @@ async function roundLoop(calls = 1, turns = 2000) {
   const { measureRounds } = await import('./rounds.mjs');
   const noop = [
     {
-      name: 'noop',
-      description: 'does nothing',
-      parameters: { type: 'object', properties: { i: { type: 'integer' } } },
+      ...NOOP,
       handler: () => 'ok',
     },
   ];
@@ -143,9 +141,7 @@ async function windowSplit(calls = 1, turns = 600) {
   };
   const tools = [
     {
-      name: 'noop',
-      description: 'does nothing',
-      parameters: { type: 'object', properties: { i: { type: 'integer' } } },
+      ...NOOP,
       handler: () => 'ok',
     },
   ];
@@ -199,16 +195,7 @@ async function namesCore(what, a, b) {
     }
     return;
   }
-  const registry = new core.Registry();
-  JSON.parse(
-    registry.add(
-      JSON.stringify({
-        name: 'noop',
-        description: 'does nothing',
-        parameters: { type: 'object', properties: { i: { type: 'integer' } } },
-      }),
-    ),
-  );
+  const registry = noopRegistry(core);
   const turns = Number(a ?? 3000);
   const t0 = performance.now();
   for (let t = 0; t < turns; t += 1) {

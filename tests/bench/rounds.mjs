@@ -6,7 +6,18 @@ import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
 import { createRuntime } from '../../js-shim/src/node.js';
 import { feedBytes, heapText, loadCore } from '../../js-shim/src/core.js';
-import { gc, median, nowArgs, parts, quantile, scriptedRun, splitBeforeLastEvent, streamResponse } from './common.mjs';
+import {
+  gc,
+  median,
+  NOOP,
+  noopRegistry,
+  nowArgs,
+  parts,
+  quantile,
+  scriptedRun,
+  splitBeforeLastEvent,
+  streamResponse,
+} from './common.mjs';
 import { readBody } from './baselines.mjs';
 
 const URL_ = 'http://bench.invalid/agent';
@@ -109,16 +120,7 @@ export async function measureFloor({ turns, warmup = 30, calls }) {
  */
 export async function measureCoreRounds({ turns, warmup = 30, calls }) {
   const core = await loadCore();
-  const registry = new core.Registry();
-  JSON.parse(
-    registry.add(
-      JSON.stringify({
-        name: 'noop',
-        description: 'does nothing',
-        parameters: { type: 'object', properties: { i: { type: 'integer' } } },
-      }),
-    ),
-  );
+  const registry = noopRegistry(core);
   const samples = [];
   for (let t = 0; t < warmup + turns; t += 1) {
     const driver = new core.Driver(registry, 'bench-thread');
@@ -153,9 +155,7 @@ const summary = (samples) => ({
 export async function roundBench({ turns1 = 400, turns10 = 200 } = {}) {
   const noop = [
     {
-      name: 'noop',
-      description: 'does nothing',
-      parameters: { type: 'object', properties: { i: { type: 'integer' } } },
+      ...NOOP,
       handler: () => 'ok',
     },
   ];
@@ -241,9 +241,7 @@ export async function dispatchBench(set, { turns = 60, perTurn = 40 } = {}) {
 export async function manyCallsBench({ sizes = [2000, 4000, 8000, 16000], turns = 5 } = {}) {
   const noop = [
     {
-      name: 'noop',
-      description: 'does nothing',
-      parameters: { type: 'object', properties: { i: { type: 'integer' } } },
+      ...NOOP,
       handler: () => 'ok',
     },
   ];

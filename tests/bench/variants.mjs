@@ -13,7 +13,7 @@ import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { makeStream } from './generate.mjs';
-import { coreHeaders, coreSources, median, nowArgs, scriptedRun } from './common.mjs';
+import { coreHeaders, coreSources, median, noopRegistry, nowArgs, scriptedRun } from './common.mjs';
 import { analyse } from './wasm-size.mjs';
 import { feedBytes, heapText } from '../../js-shim/src/core.js';
 
@@ -196,16 +196,7 @@ async function compare(reps) {
     const { default: create } = await import(path.join(dir, 'agui_core.mjs'));
     const bytes = fs.readFileSync(path.join(dir, 'agui_core.wasm'));
     const core = await create({ wasmBinary: bytes });
-    const registry = new core.Registry();
-    JSON.parse(
-      registry.add(
-        JSON.stringify({
-          name: 'noop',
-          description: 'does nothing',
-          parameters: { type: 'object', properties: { i: { type: 'integer' } } },
-        }),
-      ),
-    );
+    const registry = noopRegistry(core);
     loaded.push({ ...v, core, registry, bytes, stream: [], round: [] });
   }
   // Warm up (tier-up), then interleave.
