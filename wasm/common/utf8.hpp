@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,5 +26,8 @@ std::optional<std::size_t> invalid_utf8_at(std::string_view text);
 // Replaces each invalid stretch with U+FFFD; returns how many it replaced.
 // Valid text (the usual case) is only scanned, never copied.
 std::size_t repair_utf8(std::string& text);
+
+// Appends code point `cp` (a scalar value) as UTF-8.
+void append_utf8(std::string& out, std::uint32_t cp);
 
 }  // namespace agui

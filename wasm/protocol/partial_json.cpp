@@ -1,0 +1,252 @@
+// Partial JSON, one byte at a time. See partial_json.hpp.
+#include "protocol/partial_json.hpp"
+
+#include "common/json_text.hpp"
+#include "common/utf8.hpp"
+
+namespace agui {
+
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool in_number(char c) {
+  return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+int hex(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+// Bytes of the UTF-8 character a lead byte starts (1 for anything else: passed on as it is).
+std::size_t utf8_length(unsigned char lead) {
+  return lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+}
+constexpr std::uint32_t kReplacement = 0xFFFD;
+
+}  // namespace
+
+bool PartialJson::feed(std::string_view piece) {
+  if (failed()) return false;
+  for (const char c : piece) {
+    if (!step(c)) return false;
+    ++offset_;
+  }
+  return true;
+}
+
+bool PartialJson::fail(std::string what) {
+  error_ = std::move(what) + " at byte " + std::to_string(offset_);
+  return false;
+}
+
+bool PartialJson::step(char c) {
+  switch (token_) {
+    case Token::kString:
+    case Token::kKeyString: return string_byte(c);
+    case Token::kNumber:
+      if (in_number(c)) return text_ += c, true;
+      return end_scalar(c);
+    case Token::kLiteral: {
+      text_ += c;
+      const std::string_view word = text_[0] == 't' ? "true" : text_[0] == 'f' ? "false" : "null";
+      if (word.substr(0, text_.size()) != text_)
+        return fail("not a JSON literal ('" + text_ + "')");
+      if (text_.size() == word.size()) {
+        token_ = Token::kNone;
+        place(text_[0] == 't' ? json(true) : text_[0] == 'f' ? json(false) : json(nullptr));
+        after_value();
+      }
+      return true;
+    }
+    case Token::kNone: break;
+  }
+  if (is_space(c)) return true;
+  switch (expect_) {
+    case Expect::kValueOrEnd:
+      if (c == ']') return close_container(), true;
+      return begin_value(c);
+    case Expect::kValue: return begin_value(c);
+    case Expect::kKeyOrEnd:
+      if (c == '}') return close_container(), true;
+      [[fallthrough]];
+    case Expect::kKey:
+      if (c != '"') return fail("expected a member name in quotes");
+      token_ = Token::kKeyString;
+      text_.clear();
+      return true;
+    case Expect::kColon:
+      if (c != ':') return fail("expected ':' after a member name");
+      expect_ = Expect::kValue;
+      return true;
+    case Expect::kCommaOrEnd: {
+      const bool object = stack_.back().container->is_object();
+      if (c == ',') {
+        expect_ = object ? Expect::kKey : Expect::kValue;
+        return true;
+      }
+      if (c == (object ? '}' : ']')) return close_container(), true;
+      return fail(std::string("expected ',' or '") + (object ? '}' : ']') + "'");
+    }
+    case Expect::kNothing: return fail("text after the value");
+  }
+  return true;
+}
+
+bool PartialJson::begin_value(char c) {
+  switch (c) {
+    case '{':
+    case '[':
+      if (stack_.size() >= max_depth_) {
+        return fail("arguments nest arrays and objects deeper than " + std::to_string(max_depth_) +
+                    " levels");
+      }
+      stack_.push_back(Open{place_open(c == '{' ? json::object() : json::array()), {}});
+      expect_ = c == '{' ? Expect::kKeyOrEnd : Expect::kValueOrEnd;
+      return true;
+    case '"':
+      string_ = place_open(json(std::string()));
+      token_ = Token::kString;
+      return true;
+    case 't':
+    case 'f':
+    case 'n':
+      token_ = Token::kLiteral;
+      text_.assign(1, c);
+      return true;
+    default:
+      if (c == '-' || (c >= '0' && c <= '9')) {
+        token_ = Token::kNumber;
+        text_.assign(1, c);
+        return true;
+      }
+      return fail(std::string("unexpected character '") + c + "'");
+  }
+}
+
+bool PartialJson::end_scalar(char c) {
+  json number = parse_json(text_);
+  if (number.is_discarded() || !(number.is_number() || number.is_null()))
+    return fail("not a JSON number ('" + text_ + "')");
+  token_ = Token::kNone;
+  place(std::move(number));  // (null: a number past a double's range, as JSON.stringify writes it)
+  after_value();
+  return step(c);  // the byte that ended it is read as what comes next
+}
+
+void PartialJson::place(json value) { place_open(std::move(value)); }
+
+json* PartialJson::place_open(json value) {
+  changed_ = true;
+  if (stack_.empty()) {
+    root_ = std::move(value);
+    return &root_;
+  }
+  Open& top = stack_.back();
+  if (top.container->is_array()) {
+    top.container->push_back(std::move(value));
+    return &top.container->back();
+  }
+  json& member = (*top.container)[top.key];
+  member = std::move(value);
+  return &member;
+}
+
+void PartialJson::close_container() {
+  stack_.pop_back();
+  after_value();
+}
+
+void PartialJson::after_value() {
+  if (stack_.empty()) {
+    done_ = true;
+    expect_ = Expect::kNothing;
+  } else {
+    expect_ = Expect::kCommaOrEnd;
+  }
+}
+
+bool PartialJson::string_byte(char c) {
+  if (!escape_.empty()) return escape_byte(c);
+  if (high_ != 0 && c != '\\') {  // a lone high surrogate
+    high_ = 0;
+    append_code_point(kReplacement);
+  }
+  const bool continuation = (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+  if (!pending_.empty() && !continuation) {  // a character cut short
+    pending_.clear();
+    append_code_point(kReplacement);
+  }
+  if (c == '\\') {
+    escape_.assign(1, c);
+    return true;
+  }
+  if (c == '"') {
+    if (token_ == Token::kKeyString) {
+      stack_.back().key = std::move(text_);
+      expect_ = Expect::kColon;
+    } else {
+      string_ = nullptr;
+      after_value();
+    }
+    token_ = Token::kNone;
+    return true;
+  }
+  if (static_cast<unsigned char>(c) < 0x20) return fail("a control character in a string");
+  pending_ += c;
+  if (pending_.size() >= utf8_length(static_cast<unsigned char>(pending_[0]))) flush_pending_utf8();
+  return true;
+}
+
+bool PartialJson::escape_byte(char c) {
+  if (escape_.size() == 1) {  // after the backslash
+    if (c == 'u') return escape_ += c, true;
+    if (high_ != 0) {
+      high_ = 0;
+      append_code_point(kReplacement);
+    }
+    static constexpr std::string_view from = "\"\\/bfnrt", to = "\"\\/\b\f\n\r\t";
+    const auto at = from.find(c);
+    if (at == std::string_view::npos) return fail(std::string("bad escape '\\") + c + "'");
+    escape_.clear();
+    append_code_point(static_cast<unsigned char>(to[at]));
+    return true;
+  }
+  if (hex(c) < 0) return fail("bad \\u escape");
+  escape_ += c;
+  if (escape_.size() < 6) return true;
+  std::uint32_t cp = 0;
+  for (std::size_t i = 2; i < 6; ++i) cp = cp * 16 + static_cast<std::uint32_t>(hex(escape_[i]));
+  escape_.clear();
+  const bool low = cp >= 0xDC00 && cp <= 0xDFFF;
+  if (high_ != 0) {
+    const std::uint32_t high = high_;
+    high_ = 0;
+    if (low) {
+      append_code_point(0x10000 + ((high - 0xD800) << 10) + (cp - 0xDC00));
+      return true;
+    }
+    append_code_point(kReplacement);
+  }
+  if (cp >= 0xD800 && cp <= 0xDBFF) {
+    high_ = cp;  // shown once its low half (or its absence) is known
+  } else {
+    append_code_point(low ? kReplacement : cp);
+  }
+  return true;
+}
+
+void PartialJson::flush_pending_utf8() {
+  std::string& target = token_ == Token::kKeyString ? text_ : string_->get_ref<std::string&>();
+  target += pending_;
+  pending_.clear();
+  if (token_ == Token::kString) changed_ = true;
+}
+
+void PartialJson::append_code_point(std::uint32_t cp) {
+  std::string& target = token_ == Token::kKeyString ? text_ : string_->get_ref<std::string&>();
+  append_utf8(target, cp);
+  if (token_ == Token::kString) changed_ = true;
+}
+
+}  // namespace agui
