@@ -246,6 +246,8 @@ export type Change =
   | { kind: 'messages_replaced'; messages: Message[] }
   | { kind: 'tool_call_added'; messageId: string; toolCall: ToolCall }
   | { kind: 'tool_call_args'; toolCallId: string; delta: string }
+  /** The arguments parsed so far (open strings, arrays and objects closed; a half-written number or literal left out), at most once per call per step; `invalid` once, when they stop being JSON. */
+  | { kind: 'tool_call_partial'; toolCallId: string; args: Json; invalid?: string }
   | { kind: 'tool_call_ended'; toolCallId: string }
   | {
       kind: 'tool_call_status';

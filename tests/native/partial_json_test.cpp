@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "common/json_text.hpp"
+#include "test_support.hpp"
 
 namespace agui {
 namespace {
@@ -160,6 +162,59 @@ TEST(PartialJson, SaysWhenTheValueChanged) {
   EXPECT_TRUE(p.take_changed());
   p.feed("\\ud83d");
   EXPECT_FALSE(p.take_changed()) << "half a surrogate pair shows nothing yet";
+}
+
+// The changes of one kind among `changes`.
+json of_kind(const json& changes, const std::string& kind) {
+  json out = json::array();
+  for (const auto& c : changes) {
+    if (c["kind"] == kind) out.push_back(c);
+  }
+  return out;
+}
+
+TEST(PartialArguments, EachStepHandsOutOnePartialValuePerCallHoweverManyDeltas) {
+  test::Harness h;
+  h.last_step = h.driver.send("weather?");
+  const std::string id = h.run_id();
+  h.driver.take_changes();
+  // One chunk with many small deltas: one tool_call_partial, the value so far.
+  std::vector<json> events = {test::run_started("t1", id), test::tool_start("c1", "get_weather")};
+  for (const char* d : {"{\"ci", "ty\": ", "\"Par", "is", "\", \"days\": [1"})
+    events.push_back(test::tool_args("c1", d));
+  h.driver.feed(id, test::sse(events));
+  json partials = of_kind(h.driver.take_changes(), "tool_call_partial");
+  ASSERT_EQ(partials.size(), 1u) << partials;
+  EXPECT_EQ(dump_json(partials[0]["args"]), R"({"city":"Paris","days":[]})");
+  // The next chunk: the value grows; its end comes before tool_call_ended.
+  h.driver.feed(id, test::sse({test::tool_args("c1", ",2]}"), test::tool_end("c1")}));
+  json changes = h.driver.take_changes();
+  partials = of_kind(changes, "tool_call_partial");
+  ASSERT_EQ(partials.size(), 1u);
+  EXPECT_EQ(dump_json(partials[0]["args"]), R"({"city":"Paris","days":[1,2]})");
+  std::vector<std::string> order;
+  for (const auto& c : changes) order.push_back(c["kind"]);
+  EXPECT_LT(std::find(order.begin(), order.end(), "tool_call_partial") - order.begin(),
+            std::find(order.begin(), order.end(), "tool_call_ended") - order.begin());
+}
+
+TEST(PartialArguments, ArgumentsThatStopBeingJsonAreReportedOnceAndTheCallIsRefusedAsBefore) {
+  test::Harness h;
+  h.last_step = h.driver.send("weather?");
+  const std::string id = h.run_id();
+  h.driver.feed(id, test::sse({test::run_started("t1", id), test::tool_start("c1", "get_weather"),
+                               test::tool_args("c1", R"({"city": "Rome", x)")}));
+  json partials = of_kind(h.driver.take_changes(), "tool_call_partial");
+  ASSERT_EQ(partials.size(), 1u);
+  EXPECT_EQ(dump_json(partials[0]["args"]), R"({"city":"Rome"})");
+  EXPECT_EQ(partials[0]["invalid"], "expected a member name in quotes at byte 17");
+  h.driver.feed(id, test::sse({test::tool_args("c1", R"(: 1})"), test::tool_end("c1")}));
+  EXPECT_TRUE(of_kind(h.driver.take_changes(), "tool_call_partial").empty()) << "reported once";
+  h.driver.feed(id, test::sse({test::run_finished("t1", id)}));
+  h.last_step = h.driver.end_of_stream(id);
+  const json tools = test::tool_messages(h.driver);
+  ASSERT_EQ(tools.size(), 1u);
+  EXPECT_EQ(test::error_of(tools[0]).rfind("arguments are not valid JSON", 0), 0u) << tools[0];
 }
 
 }  // namespace

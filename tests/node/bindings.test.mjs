@@ -45,6 +45,7 @@ test('a step carries the changes it made, and nothing is left behind for takeCha
     'message_added',
     'tool_call_added',
     'tool_call_args',
+    'tool_call_partial',
     'tool_call_ended',
     'run_finished',
   ]);

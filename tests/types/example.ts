@@ -81,6 +81,10 @@ function describeChange(change: Change): string {
       return `${change.toolCall.function.name} in ${change.messageId}`;
     case 'tool_call_args':
       return `${change.toolCallId} args += ${change.delta}`;
+    case 'tool_call_partial': {
+      const args: Json = change.args; // the card draws what the model has written so far
+      return `${change.toolCallId} so far ${JSON.stringify(args)}${change.invalid ? ` (invalid: ${change.invalid})` : ''}`;
+    }
     case 'tool_call_ended':
       return `call ${change.toolCallId} ended`;
     case 'tool_call_status':

@@ -235,6 +235,7 @@ Step RoundDriver::feed_step(std::string_view run_id, std::string_view bytes) {
                         " bytes (maxEventBytes); the run is stopped",
                     true);
   }
+  reducer_.record_partials();
   if (reducer_.stopped()) return fail_run(reducer_.error_message(), "protocol");
   return Step{};
 }

@@ -143,6 +143,8 @@ void EventReducer::begin_run(std::string run_id) {
   error_code_.clear();
   problems_.clear();
   calls_started_.clear();
+  partials_.clear();
+  partials_touched_.clear();
   open_messages_.clear();
   ended_messages_.clear();
   open_calls_.clear();
@@ -287,6 +289,37 @@ void EventReducer::append_text(json& message, std::string_view id, std::string_v
 void EventReducer::append_args(json& function, std::string_view call_id, std::string_view delta) {
   append_to(function["arguments"], delta);
   changes_.record(ChangeKind::kToolCallArgs).str("toolCallId", call_id).str("delta", delta);
+  auto it = partials_.try_emplace(std::string(call_id), limits_.max_json_depth).first;
+  if (it->second.args.failed()) return;
+  it->second.args.feed(delta);
+  if (partials_touched_.empty() || partials_touched_.back() != it->first)
+    partials_touched_.push_back(it->first);
+}
+
+void EventReducer::record_partials() {
+  for (const auto& id : partials_touched_) record_partial(id);
+  partials_touched_.clear();
+}
+
+// One tool_call_partial for the call, when its value changed since the last
+// one, or, once, when its arguments stopped being JSON (the value as it was).
+void EventReducer::record_partial(const std::string& call_id) {
+  auto it = partials_.find(call_id);
+  if (it == partials_.end()) return;
+  Partial& p = it->second;
+  if (p.args.failed()) {
+    if (p.invalid_told) return;
+    p.invalid_told = true;
+    changes_.record(ChangeKind::kToolCallPartial)
+        .str("toolCallId", call_id)
+        .value("args", p.args.value())
+        .str("invalid", p.args.error());
+    return;
+  }
+  if (!p.args.take_changed()) return;
+  changes_.record(ChangeKind::kToolCallPartial)
+      .str("toolCallId", call_id)
+      .value("args", p.args.value());
 }
 
 void EventReducer::apply(const json& e) {
@@ -476,6 +509,7 @@ void EventReducer::on_tool_end(const json& e, const std::string& type) {
   }
   ended_calls_.insert(*id);
   merge_metadata_of(ref->call(), e, "toolCallId", *id);
+  record_partial(*id);
   changes_.push(ChangeKind::kToolCallEnded, "toolCallId", *id);
 }
 
@@ -662,6 +696,7 @@ void EventReducer::close_open_streams(const std::string& lane) {
   if (chunk.lane == Lane::kTool) {
     if (open_calls_.erase(chunk.id)) {
       ended_calls_.insert(chunk.id);
+      record_partial(chunk.id);
       changes_.push(ChangeKind::kToolCallEnded, "toolCallId", chunk.id);
     }
   } else if (open_messages_.erase(chunk.id)) {

@@ -16,6 +16,7 @@
 
 #include "common/json.hpp"
 #include "common/json_text.hpp"
+#include "protocol/partial_json.hpp"
 #include "protocol/thread.hpp"
 
 namespace agui {
@@ -104,6 +105,11 @@ class EventReducer {
   const std::vector<std::string>& calls_started() const { return calls_started_; }
 
   const std::vector<Problem>& problems() const { return problems_; }
+
+  // Records, once per call, the arguments of each call that streamed since the
+  // last time, as the value parsed so far (tool_call_partial): a step hands
+  // out one partial value per call, however many deltas it held.
+  void record_partials();
 
  private:
   // The AG-UI event types this reducer knows (event_types() maps the wire names).
@@ -217,6 +223,16 @@ class EventReducer {
   std::string error_code_;
   std::vector<Problem> problems_;
   std::vector<std::string> calls_started_;
+  // Each streaming call's arguments parsed so far (this run's), and the calls
+  // whose arguments grew since record_partials() last ran.
+  struct Partial {
+    explicit Partial(std::size_t max_depth) : args(max_depth) {}
+    PartialJson args;
+    bool invalid_told = false;
+  };
+  std::unordered_map<std::string, Partial> partials_;
+  std::vector<std::string> partials_touched_;
+  void record_partial(const std::string& call_id);
   std::unordered_set<std::string> open_messages_;  // text/reasoning messages between START and END
   std::unordered_set<std::string> ended_messages_;
   std::unordered_set<std::string> open_calls_;  // between TOOL_CALL_START and TOOL_CALL_END

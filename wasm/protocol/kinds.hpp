@@ -19,6 +19,7 @@ namespace agui {
   X(kMessagesReplaced, "messages_replaced")   \
   X(kToolCallAdded, "tool_call_added")        \
   X(kToolCallArgs, "tool_call_args")          \
+  X(kToolCallPartial, "tool_call_partial")    \
   X(kToolCallEnded, "tool_call_ended")        \
   X(kToolCallStatus, "tool_call_status")      \
   X(kToolResult, "tool_result")               \

@@ -26,6 +26,9 @@ namespace agui {
 class PartialJson {
  public:
   explicit PartialJson(std::size_t max_depth = 128) : max_depth_(max_depth) {}
+  // It holds pointers into its own value: never copied or moved.
+  PartialJson(const PartialJson&) = delete;
+  PartialJson& operator=(const PartialJson&) = delete;
 
   // Reads the next piece. False once the text is not the beginning of one
   // JSON value (then and after: nothing more is read).
