@@ -28,11 +28,45 @@ constexpr std::uint32_t kReplacement = 0xFFFD;
 
 bool PartialJson::feed(std::string_view piece) {
   if (failed()) return false;
-  for (const char c : piece) {
-    if (!step(c)) return false;
+  for (std::size_t i = 0; i < piece.size();) {
+    if (const std::size_t run = plain_run(piece.substr(i))) {
+      i += run;
+      offset_ += run;
+      continue;
+    }
+    if (!step(piece[i])) return false;
+    ++i;
     ++offset_;
   }
   return true;
+}
+
+// Inside a string with nothing pending, the bytes up to the next quote,
+// backslash or control byte are text: appended at once, but for a character
+// the piece cuts short, which waits in pending_. Returns the bytes taken.
+std::size_t PartialJson::plain_run(std::string_view rest) {
+  if ((token_ != Token::kString && token_ != Token::kKeyString) || !escape_.empty() ||
+      !pending_.empty() || high_ != 0)
+    return 0;
+  std::size_t n = 0;
+  while (n < rest.size()) {
+    const auto b = static_cast<unsigned char>(rest[n]);
+    if (b == '"' || b == '\\' || b < 0x20) break;
+    ++n;
+  }
+  // Back off to the start of a character the run cuts short.
+  std::size_t whole = n;
+  for (std::size_t k = 1; k <= 3 && k <= n; ++k) {
+    const auto b = static_cast<unsigned char>(rest[n - k]);
+    if ((b & 0xC0) == 0x80) continue;  // a continuation byte: look further back
+    if (b >= 0xC0 && utf8_length(b) > k) whole = n - k;
+    break;
+  }
+  if (whole == 0) return 0;
+  std::string& target = token_ == Token::kKeyString ? text_ : string_->get_ref<std::string&>();
+  target.append(rest.data(), whole);
+  if (token_ == Token::kString) changed_ = true;
+  return whole;
 }
 
 bool PartialJson::fail(std::string what) {

@@ -54,6 +54,7 @@ class PartialJson {
   };
 
   bool step(char c);
+  std::size_t plain_run(std::string_view rest);
   bool begin_value(char c);
   bool string_byte(char c);
   bool escape_byte(char c);
