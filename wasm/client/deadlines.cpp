@@ -41,7 +41,8 @@ std::string RoundDriver::expiry_reason(const Interrupt& i) const {
   return "expired at " + (at ? *at : std::string());
 }
 
-void RoundDriver::cancel_expired_interrupts() {
+bool RoundDriver::cancel_expired_interrupts() {
+  const bool any = !interrupts_.empty();
   for (auto it = interrupts_.begin(); it != interrupts_.end();) {
     if (!expired(*it)) {
       ++it;
@@ -50,6 +51,7 @@ void RoundDriver::cancel_expired_interrupts() {
     answer_interrupt(it->interrupt["id"], "cancelled", json{{"reason", expiry_reason(*it)}});
     it = interrupts_.erase(it);
   }
+  return any && interrupts_.empty();
 }
 
 // What an import brought back pending, told as when it first arrived; the
@@ -82,9 +84,7 @@ Step RoundDriver::expire_step(double now) {
                 "approval timed out after " + ms_text(options_.approval_timeout_ms) + " ms");
   }
   if (!due.empty()) return maybe_complete_round(std::move(told));
-  const bool any = !interrupts_.empty();
-  cancel_expired_interrupts();
-  if (any && interrupts_.empty()) return start_run(std::move(told));  // the resume
+  if (cancel_expired_interrupts()) return start_run(std::move(told));  // the resume
   return told;
 }
 

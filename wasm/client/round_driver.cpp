@@ -297,9 +297,7 @@ Step RoundDriver::after_interrupt(const json& interrupts) {
   }
   phase_ = Phase::kAwaiting;
   // One that arrived past its expiresAt is cancelled before the page sees it.
-  const bool any = !interrupts_.empty();
-  cancel_expired_interrupts();
-  if (any && interrupts_.empty()) return start_run();
+  if (cancel_expired_interrupts()) return start_run();
   json live = json::array();
   for (const auto& i : interrupts_) live.push_back(i.interrupt);
   if (!live.empty()) changes_.push(ChangeKind::kInterrupts, "interrupts", live);
@@ -836,9 +834,8 @@ Step RoundDriver::continue_turn_step(double now) {
   now_ = now;
   if (announce_imported_) {
     announce_imported_ = false;
-    const bool any = !interrupts_.empty();
-    cancel_expired_interrupts();  // (those that expired since the import)
-    if (resume_imported_ || (any && interrupts_.empty())) return start_run();  // the resume
+    // (Those that expired since the import, too.)
+    if (cancel_expired_interrupts() || resume_imported_) return start_run();  // the resume
     announce_imported();
   }
   if (phase_ != Phase::kAwaiting || !interrupts_.empty() || round_.empty()) return Step{};

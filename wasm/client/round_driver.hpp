@@ -158,7 +158,8 @@ class RoundDriver {
   std::optional<double> next_deadline() const;
   std::string expiry_reason(const Interrupt& i) const;  // "" while it is live
   bool expired(const Interrupt& i) const { return i.expires_at && *i.expires_at <= now_; }
-  void cancel_expired_interrupts();
+  // True when it cancelled the last one pending: the resume run is due.
+  bool cancel_expired_interrupts();
   void announce_imported();
   void reject_call(Call& call, const std::string& reason);
 

@@ -150,9 +150,7 @@ std::variant<std::unique_ptr<RoundDriver>, Error> RoundDriver::from_export(
   // provider accepts.
   driver->close_calls_left_open(driver->calls_held_open());
   driver->now_ = now;
-  const bool any = !driver->interrupts_.empty();
-  driver->cancel_expired_interrupts();
-  driver->resume_imported_ = any && driver->interrupts_.empty();
+  driver->resume_imported_ = driver->cancel_expired_interrupts();
   if (!driver->round_.empty() || !driver->interrupts_.empty() || driver->resume_imported_)
     driver->phase_ = Phase::kAwaiting;
   driver->announce_imported_ = true;
