@@ -63,7 +63,7 @@ function allowOrigin(req, res) {
   }
 }
 
-async function handleRun(req, res, { brain, tools, delayMs }) {
+async function handleRun(req, res, { brain, tools, delayMs, argsDelayMs }) {
   let input;
   try {
     input = JSON.parse(await readBody(req));
@@ -85,7 +85,7 @@ async function handleRun(req, res, { brain, tools, delayMs }) {
   res.on('close', () => abort.abort()); // the client went away: brains stop at their next step
   const send = (event) => res.write(encoder.encodeSSE(event));
   const { threadId, runId } = input;
-  const ctx = createRunContext({ input, send, signal: abort.signal, delayMs, tools });
+  const ctx = createRunContext({ input, send, signal: abort.signal, delayMs, argsDelayMs, tools });
 
   // The server owns the run's frame, so every run starts with RUN_STARTED and ends with exactly
   // one RUN_FINISHED or RUN_ERROR whatever the brain does, including throwing.
@@ -116,6 +116,7 @@ export async function startDemoServer({
   brain = chooseBrain(),
   dbPath,
   delayMs = 0,
+  argsDelayMs = 0,
 } = {}) {
   const tools = createServerTools(dbPath ? { dbPath } : {});
   const roots = (Array.isArray(staticRoot) ? staticRoot : [staticRoot]).filter(Boolean);
@@ -126,7 +127,7 @@ export async function startDemoServer({
       if (req.method === 'OPTIONS') return res.writeHead(204).end();
       if (path === '/agent') {
         if (req.method !== 'POST') return sendJson(res, 405, { error: 'POST a RunAgentInput to /agent' });
-        return await handleRun(req, res, { brain, tools, delayMs });
+        return await handleRun(req, res, { brain, tools, delayMs, argsDelayMs });
       }
       if (path === '/api/health') {
         return sendJson(res, 200, {
@@ -172,6 +173,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     staticRoot,
     brain,
     delayMs: Number(process.env.AGUI_DEMO_DELAY_MS ?? 15),
+    // Between the small argument deltas of create_chart and create_map, so their cards fill in.
+    argsDelayMs: Number(process.env.AGUI_DEMO_ARGS_DELAY_MS ?? 10),
   });
   // A signal skips "exit" handlers unless handled: close properly so the query child is killed.
   for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => close().finally(() => process.exit(0)));

@@ -5,7 +5,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // The per-run handle a brain gets. Ids are derived from runId and a counter, so a replayed run
 // produces the same ids (handy in tests) and ids from two runs never collide.
-export function createRunContext({ input, send, signal, delayMs = 0, tools }) {
+// `argsDelayMs` paces the small argument deltas of the tools whose cards draw as they stream.
+export function createRunContext({ input, send, signal, delayMs = 0, argsDelayMs = 0, tools }) {
   let counter = 0;
   return {
     input,
@@ -19,6 +20,7 @@ export function createRunContext({ input, send, signal, delayMs = 0, tools }) {
     },
     // Paces deltas so the page visibly streams; 0 in tests.
     pause: () => (delayMs > 0 && !signal?.aborted ? sleep(delayMs) : Promise.resolve()),
+    argsPause: () => (argsDelayMs > 0 && !signal?.aborted ? sleep(argsDelayMs) : Promise.resolve()),
   };
 }
 
@@ -54,15 +56,46 @@ export async function streamReasoning(ctx, text) {
   ctx.emit({ type: EventType.REASONING_END, messageId: spanId });
 }
 
-// START, the JSON arguments in a few pieces (as a model streams them, so the client's argument
-// accumulation is exercised), END.
-export async function streamToolCall(ctx, { toolCallId, toolCallName, args, parentMessageId }) {
+// The tools whose cards draw their arguments while they stream (a chart, a map): their arguments
+// go out in small deltas, paced, as a model writes them.
+export const LIVE_ARGS_TOOLS = new Set(['create_chart', 'create_map']);
+// A long argument (a map of 150 points is ~37 KB, ~2,300 deltas) pauses at most this many times,
+// so it fills in within a second or so rather than deltas × pause.
+export const MAX_ARGS_PAUSES = 60;
+const ARGS_DELTA_SIZES = [8, 13, 21, 11, 24, 16, 9, 19]; // varied, so pieces cut tokens everywhere
+
+// Splits JSON text into deltas of 8 to 24 characters, never between the halves of a surrogate
+// pair (each delta crosses the wire as its own JSON string). "".join(deltas) === json.
+export function splitArgs(json) {
+  const deltas = [];
+  for (let i = 0, n = 0; i < json.length; n++) {
+    let end = Math.min(json.length, i + ARGS_DELTA_SIZES[n % ARGS_DELTA_SIZES.length]);
+    const code = json.charCodeAt(end - 1);
+    if (end < json.length && code >= 0xd800 && code <= 0xdbff) end += 1; // keep the pair whole
+    deltas.push(json.slice(i, end));
+    i = end;
+  }
+  return deltas;
+}
+
+// START, the JSON arguments, END. `live`: in small paced deltas (see LIVE_ARGS_TOOLS); otherwise
+// in a few pieces (as a model streams them, so the client's argument accumulation is exercised).
+export async function streamToolCall(ctx, { toolCallId, toolCallName, args, parentMessageId, live = false }) {
   ctx.emit({ type: EventType.TOOL_CALL_START, toolCallId, toolCallName, parentMessageId });
   const json = JSON.stringify(args ?? {});
-  const piece = Math.max(8, Math.ceil(json.length / 3));
-  for (let i = 0; i < json.length; i += piece) {
-    await ctx.pause();
-    ctx.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: json.slice(i, i + piece) });
+  if (live) {
+    const deltas = splitArgs(json);
+    const pauseEvery = Math.ceil(deltas.length / MAX_ARGS_PAUSES);
+    for (let i = 0; i < deltas.length; i++) {
+      if (i % pauseEvery === 0) await ctx.argsPause();
+      ctx.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: deltas[i] });
+    }
+  } else {
+    const piece = Math.max(8, Math.ceil(json.length / 3));
+    for (let i = 0; i < json.length; i += piece) {
+      await ctx.pause();
+      ctx.emit({ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: json.slice(i, i + piece) });
+    }
   }
   ctx.emit({ type: EventType.TOOL_CALL_END, toolCallId });
 }
@@ -89,7 +122,8 @@ export function emitToolResult(ctx, toolCallId, result, activity) {
 // Streams a server tool call, runs it here, and emits its result. Returns the result value.
 export async function runServerTool(ctx, toolCallName, args, parentMessageId) {
   const toolCallId = ctx.newId(toolCallName);
-  await streamToolCall(ctx, { toolCallId, toolCallName, args, parentMessageId });
+  const live = LIVE_ARGS_TOOLS.has(toolCallName);
+  await streamToolCall(ctx, { toolCallId, toolCallName, args, parentMessageId, live });
   const { result, activity } = await ctx.tools.call(toolCallName, args);
   emitToolResult(ctx, toolCallId, result, activity);
   return result;
