@@ -14,6 +14,17 @@ function summarize(change) {
       return `${change.toolCall.function?.name} ${change.toolCall.id}`;
     case 'tool_call_args':
       return `${change.toolCallId} ${JSON.stringify(change.delta)}`;
+    case 'tool_call_partial': {
+      // Not the value: stringifying it every step would cost its whole size per step.
+      const args = change.args;
+      const shape =
+        args && typeof args === 'object'
+          ? Array.isArray(args)
+            ? `[${args.length} items]`
+            : `{${Object.keys(args).join(', ')}}`
+          : typeof args;
+      return `${change.toolCallId} ${shape}${change.invalid ? ` · invalid: ${change.invalid}` : ''}`;
+    }
     case 'tool_call_status':
       return `${change.name} → ${change.status}${change.error ? `: ${change.error}` : ''}`;
     case 'tool_result':

@@ -47,6 +47,7 @@ export class ThreadView {
 
   dispose() {
     this.unsubscribe();
+    for (const card of this.cards.values()) card.dispose();
     for (const a of this.activities.values()) a.dispose();
     this.activities.clear();
   }
@@ -54,6 +55,7 @@ export class ThreadView {
   // ------------------------------------------------------------ rendering from scratch
 
   renderAll() {
+    for (const card of this.cards.values()) card.dispose();
     for (const a of this.activities.values()) a.dispose();
     this.el.replaceChildren();
     this.entries.clear();
@@ -275,6 +277,10 @@ export class ThreadView {
         break;
       case 'tool_call_args':
         this.cards.get(change.toolCallId)?.appendArgs(change.delta);
+        break;
+      case 'tool_call_partial':
+        // The runtime's value, grown in place by later changes: the card reads it, never keeps it.
+        this.cards.get(change.toolCallId)?.setPartial(change.args, change.invalid);
         break;
       case 'tool_call_ended':
         this.cards.get(change.toolCallId)?.endArgs();

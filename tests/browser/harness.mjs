@@ -18,12 +18,18 @@ const { startDemoServer } = await import(join(root, 'demo-page', 'server', 'main
 
 /**
  * Starts everything a test file needs; call close() in after(). `brain` replaces the demo
- * agent's planner (a scripted brain sends events the planner never does).
+ * agent's planner (a scripted brain sends events the planner never does); `server` adds options
+ * of startDemoServer (e.g. argsDelayMs, to slow the streamed arguments down).
  */
-export async function startHarness({ brain } = {}) {
+export async function startHarness({ brain, server: serverOptions = {} } = {}) {
   const outdir = await mkdtemp(join(tmpdir(), 'agui-demo-page-'));
   await buildPage({ outdir, sourcemap: false });
-  const server = await startDemoServer({ port: 0, staticRoot: outdir, ...(brain ? { brain } : {}) });
+  const server = await startDemoServer({
+    port: 0,
+    staticRoot: outdir,
+    ...serverOptions,
+    ...(brain ? { brain } : {}),
+  });
   const browser = await launchChromium();
   await mkdir(SCREENSHOT_DIR, { recursive: true });
   await announceOnce();

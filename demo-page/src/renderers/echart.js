@@ -123,8 +123,44 @@ export function safeOption(content) {
   return { option, unsupported };
 }
 
+const AXIS_TYPES = new Set(['category', 'value', 'time', 'log']);
+const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
+const axisFrom = (axis) => {
+  if (!isObject(axis) || axis.type === undefined || AXIS_TYPES.has(axis.type)) return axis;
+  const { type, ...rest } = axis; // a type still being written ("categ"): the default until it is whole
+  return rest;
+};
+
 /**
- * Draws the chart into `host` (which must be in the page). Returns {update(content), dispose()}.
+ * The chart create_chart's arguments so far imply ({config}, as the runtime's tool_call_partial
+ * hands them: open strings closed, half-written numbers left out), or null before there is a
+ * config. Read-only on `args` (the runtime grows it in place): the option is new containers over
+ * its values, and renderChart copies it again before ECharts sees it. A series is drawn once its
+ * type is a whole supported name (a half-written "li" would make ECharts throw), an axis type
+ * only once it is whole.
+ */
+export function chartFromArgs(args) {
+  const config = isObject(args) && isObject(args.config) ? args.config : null;
+  if (!config) return null;
+  const option = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (key === 'xAxis' || key === 'yAxis') option[key] = Array.isArray(value) ? value.map(axisFrom) : axisFrom(value);
+    else if (key !== 'series') option[key] = value;
+  }
+  const series = Array.isArray(config.series) ? config.series : isObject(config.series) ? [config.series] : [];
+  option.series = series.filter((s) => isObject(s) && SUPPORTED_SERIES.includes(s.type));
+  return option;
+}
+
+/** The data points a chart holds, as ECharts has them (every series' data). */
+function countPoints(chart) {
+  const series = chart.getOption()?.series ?? [];
+  return series.reduce((n, s) => n + (Array.isArray(s?.data) ? s.data.length : 0), 0);
+}
+
+/**
+ * Draws the chart into `host` (which must be in the page). Returns {update(content), dispose(),
+ * pointCount}.
  */
 export function renderChart(host, content, { onWarning } = {}) {
   const canvasHost = document.createElement('div');
@@ -142,6 +178,9 @@ export function renderChart(host, content, { onWarning } = {}) {
   observer.observe(canvasHost);
   return {
     update: apply,
+    get pointCount() {
+      return countPoints(chart);
+    },
     dispose() {
       observer.disconnect();
       chart.dispose();

@@ -50,7 +50,7 @@ function niceStep(span) {
 }
 
 // A light lat/lon grid, so the markers have a frame of reference without map tiles.
-function addGraticule(map, bounds) {
+function addGraticule(target, bounds) {
   const pad = 0.6;
   const south = bounds.getSouth() - (bounds.getNorth() - bounds.getSouth()) * pad - 0.01;
   const north = bounds.getNorth() + (bounds.getNorth() - bounds.getSouth()) * pad + 0.01;
@@ -69,31 +69,65 @@ function addGraticule(map, bounds) {
       [south, lon],
       [north, lon],
     ]);
-  L.polyline(lines, style).addTo(map);
+  L.polyline(lines, style).addTo(target);
+}
+
+const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isLonLat = (c) => Array.isArray(c) && c.length >= 2 && Number.isFinite(c[0]) && Number.isFinite(c[1]);
+
+/**
+ * The map create_map's arguments so far imply ({data: {center, zoom, geojson}}, as the runtime's
+ * tool_call_partial hands them: open strings closed, half-written numbers left out), or null
+ * before there is a data object. Read-only on `args` (the runtime grows it in place): a new
+ * FeatureCollection of the Point features whose coordinates are whole (a feature still being
+ * written, or a half-written "Poi" type, would make Leaflet throw), each with a copy of its
+ * properties so far.
+ */
+export function mapFromArgs(args) {
+  const data = isObject(args) && isObject(args.data) ? args.data : null;
+  if (!data) return null;
+  const features = [];
+  for (const f of Array.isArray(data.geojson?.features) ? data.geojson.features : []) {
+    const coordinates = f?.geometry?.type === 'Point' ? f.geometry.coordinates : null;
+    if (!isLonLat(coordinates)) continue;
+    features.push({
+      type: 'Feature',
+      geometry: { type: 'Point', coordinates: [coordinates[0], coordinates[1]] },
+      properties: isObject(f.properties) ? { ...f.properties } : {},
+    });
+  }
+  const center = isLonLat(data.center) && data.center.length === 2 ? [data.center[0], data.center[1]] : undefined;
+  const zoom = Number.isFinite(data.zoom) ? data.zoom : undefined;
+  return { center, zoom, geojson: { type: 'FeatureCollection', features } };
 }
 
 /**
- * Draws the map into `host`. Returns {update(content), dispose(), markerCount}.
+ * Draws the map into `host`. Returns {update(content, {live}), dispose(), markerCount}. One
+ * Leaflet map, its layers redrawn on update; a `live` update (arguments still streaming) keeps
+ * the view on the center instead of fitting it to the points, so the map holds still as they
+ * arrive.
  */
-export function renderMap(host, content) {
+export function renderMap(host, content, { live = false } = {}) {
   const mapEl = document.createElement('div');
   mapEl.className = 'leaflet-map';
   const legend = document.createElement('div');
   legend.className = 'map-legend';
   host.append(mapEl, legend);
-  let map = null;
+  let map = L.map(mapEl, { attributionControl: true, zoomControl: true, preferCanvas: false, worldCopyJump: false });
+  map.attributionControl.setPrefix(false);
+  map.attributionControl.addAttribution('No map tiles: drawn offline');
+  L.control.scale({ imperial: false }).addTo(map);
+  let drawn = null; // the layers of the last draw
+  let lastView = null; // the view a live draw set
   let observer = null;
   let fit = null;
   const state = { markerCount: 0 };
 
-  const draw = (raw) => {
-    map?.remove();
+  const draw = (raw, { live = false } = {}) => {
+    drawn?.remove();
+    drawn = L.layerGroup().addTo(map);
     legend.replaceChildren();
     const { center, zoom, geojson } = normalizeMapContent(raw);
-    map = L.map(mapEl, { attributionControl: true, zoomControl: true, preferCanvas: false, worldCopyJump: false });
-    map.attributionControl.setPrefix(false);
-    map.attributionControl.addAttribution('No map tiles: drawn offline');
-    L.control.scale({ imperial: false }).addTo(map);
     const colors = new Map();
     const colorOf = (cat) => {
       if (cat === null) return PALETTE[0];
@@ -132,18 +166,24 @@ export function renderMap(host, content) {
     state.markerCount = markers;
     const bounds = layer.getBounds();
     const start = center ?? (bounds.isValid() ? [bounds.getCenter().lat, bounds.getCenter().lng] : [0, 0]);
-    map.setView(start, center || bounds.isValid() ? zoom : 1);
-    if (bounds.isValid()) addGraticule(map, bounds);
-    else if (center) addGraticule(map, L.latLngBounds([center, center]));
+    const view = [start, center || bounds.isValid() ? zoom : 1];
+    // Live: only a new center or zoom moves the view (resetting it every frame would be work for
+    // nothing, and would undo the user's panning).
+    if (!live || JSON.stringify(view) !== lastView) map.setView(...view, { animate: false });
+    lastView = live ? JSON.stringify(view) : null;
+    if (bounds.isValid()) addGraticule(drawn, bounds);
+    else if (center) addGraticule(drawn, L.latLngBounds([center, center]));
     // Fitting needs a size: a map drawn in a hidden thread fits when it is first shown.
-    fit = () => {
-      if (bounds.isValid()) map.fitBounds(bounds, { padding: [24, 24], maxZoom: zoom + 2 });
-    };
-    if (mapEl.clientWidth > 0) {
+    fit = live
+      ? null
+      : () => {
+          if (bounds.isValid()) map.fitBounds(bounds, { padding: [24, 24], maxZoom: zoom + 2 });
+        };
+    if (fit && mapEl.clientWidth > 0) {
       fit();
       fit = null;
     }
-    layer.addTo(map);
+    layer.addTo(drawn);
     if (center) {
       L.circleMarker(center, {
         radius: 4,
@@ -152,7 +192,7 @@ export function renderMap(host, content) {
         fill: false,
         interactive: false,
         className: 'map-center',
-      }).addTo(map);
+      }).addTo(drawn);
     }
     for (const [cat, color] of colors) {
       const dot = document.createElement('span');
@@ -168,7 +208,7 @@ export function renderMap(host, content) {
     count.textContent = `${markers} point${markers === 1 ? '' : 's'}`;
     legend.append(count);
   };
-  draw(content);
+  draw(content, { live });
   observer = new ResizeObserver(() => {
     if (!map || mapEl.clientWidth === 0) return;
     map.invalidateSize();
