@@ -422,3 +422,58 @@ export const browserTools: {
   readonly requestUserApproval: ToolDefinition<{ action: string; details?: string }>;
   readonly all: readonly ToolDefinition[];
 };
+
+/** A message in the list a thread view keeps: enough to lay the list out and pick a component. */
+export interface MessageEntry {
+  readonly id: string;
+  readonly role: Message['role'];
+}
+
+/** A tool call as a card draws it; a new object whenever anything in it changes. */
+export interface ToolCallView {
+  readonly id: string;
+  readonly name: string;
+  /** The assistant message holding the call. */
+  readonly messageId: string;
+  /** As the core announces it (tool_call_status); undefined until the first announcement. */
+  readonly state: ToolCallState | undefined;
+  /**
+   * While streaming: the value the arguments so far imply (one live value, grown in place: copy it
+   * to keep it). Once they end: the final parsed arguments. Undefined before the first piece.
+   */
+  readonly args: Json | undefined;
+  /** The arguments' text so far. */
+  readonly argsText: string;
+  /** The tool message's content, once the result arrives. */
+  readonly result?: string | Json[];
+  /** The error the call ended with. */
+  readonly error?: string;
+  /** Why the arguments are not JSON (the partial value stays as it was). */
+  readonly invalid?: string;
+}
+
+/** What a ThreadView listener can follow: each names one snapshot. */
+export type ThreadViewKey =
+  'messages' | 'status' | 'approvals' | 'interrupts' | `message:${string}` | `toolCall:${string}`;
+
+/**
+ * Immutable snapshots of one runtime's thread, each replaced (a new object) only when it changes,
+ * with listeners per snapshot: a text delta notifies only the listeners of that message. Built for
+ * useSyncExternalStore and its like; agui-client-tools/react is built on it.
+ */
+export interface ThreadView {
+  /** `{id, role}` in thread order; a new array only when a message is added, removed or replaced. */
+  messages(): readonly MessageEntry[];
+  message(id: string): Message | undefined;
+  toolCall(id: string): ToolCallView | undefined;
+  status(): Status;
+  approvals(): PendingApproval[];
+  interrupts(): Interrupt[];
+  /** Calls `listener` when the snapshot under `key` is replaced; returns the unsubscribe function. */
+  subscribe(key: ThreadViewKey, listener: () => void): () => void;
+  /** Stops following the runtime. */
+  dispose(): void;
+}
+
+/** A view of the runtime's thread from now on (it reads the messages and status once, then follows the changes). */
+export function createThreadView(runtime: Runtime): ThreadView;

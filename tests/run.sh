@@ -32,6 +32,7 @@ say "formatting: prettier on the JavaScript, clang-format on the C++"
 "$ROOT/tests/format.sh"
 npm_ci tests/third-party/copilotkit   # CopilotKit's runtime, for tests/node/copilotkit.test.mjs
 npm_ci demo-page
+npm_ci demo-page/react-app
 build_native
 build_wasm
 
