@@ -294,14 +294,19 @@ std::string error_codes() {
 std::string vocabulary() {
   json kinds = json::array();
   json problems = json::array();
+  json states = json::array();
 #define AGUI_X(id, wire) kinds.push_back(wire);
   AGUI_CHANGE_KINDS(AGUI_X)
 #undef AGUI_X
 #define AGUI_X(id, wire) problems.push_back(wire);
   AGUI_PROBLEM_CODES(AGUI_X)
 #undef AGUI_X
+#define AGUI_X(id, wire) states.push_back(wire);
+  AGUI_CALL_STATES(AGUI_X)
+#undef AGUI_X
   return json{{"changeKinds", kinds},
               {"problemCodes", problems},
+              {"callStates", states},
               {"maxFrontendToolRounds", agui::kMaxFrontendToolRounds}}
       .dump();
 }

@@ -189,6 +189,14 @@ export interface Status {
   running: string[];
 }
 
+/**
+ * A tool call's state (defined once, in wasm/protocol/kinds.hpp; docs/changes.md has the table of
+ * what moves each). A client call: streaming → ready → (pending_approval) → running → done | error |
+ * cancelled | denied. A server call: streaming → ready → done when its result arrives.
+ */
+export type ToolCallState =
+  'streaming' | 'ready' | 'pending_approval' | 'running' | 'done' | 'error' | 'cancelled' | 'denied';
+
 /** The codes of a Problem (defined once, in wasm/protocol/kinds.hpp; docs/ordering.md says what each means). */
 export type ProblemCode =
   | 'invalid_event'
@@ -246,14 +254,19 @@ export type Change =
   | { kind: 'messages_replaced'; messages: Message[] }
   | { kind: 'tool_call_added'; messageId: string; toolCall: ToolCall }
   | { kind: 'tool_call_args'; toolCallId: string; delta: string }
-  /** The arguments parsed so far (open strings, arrays and objects closed; a half-written number or literal left out), at most once per call per step; `invalid` once, when they stop being JSON. */
+  /**
+   * The arguments parsed so far (open strings, arrays and objects closed; a half-written number or
+   * literal left out), at most once per call per step; `invalid` once, when they stop being JSON.
+   * `args` is one live value per call, grown in place from step to step (a step costs what it
+   * added): read it and redraw from it; copy it (structuredClone) to keep how it was.
+   */
   | { kind: 'tool_call_partial'; toolCallId: string; args: Json; invalid?: string }
   | { kind: 'tool_call_ended'; toolCallId: string }
   | {
       kind: 'tool_call_status';
       toolCallId: string;
       name: string;
-      status: 'pending_approval' | 'running' | 'done' | 'error';
+      status: ToolCallState;
       error?: string;
     }
   | { kind: 'tool_result'; message: Extract<Message, { role: 'tool' }> }

@@ -6,6 +6,7 @@ import { AguiError, jsonArgument, stringArgument, unwrap } from './errors.js';
 import { feedBytes, heapText, loadCore, openDriver } from './core.js';
 import { releaser, releaseWhenCollected, weakRef } from './heap.js';
 import { driverConfig, randomId } from './options.js';
+import { PartialArgs } from './partial-args.js';
 import { ToolSet } from './tool-set.js';
 import { postRun } from './transport.js';
 import { runHandler } from './handlers.js';
@@ -26,6 +27,7 @@ export class Runtime {
   #inflight = new Map(); // toolCallId -> {stop}: the running handler's job
   #timers = new Map(); // key -> cancel function (approval and interrupt deadlines)
   #lastInput = null; // the last 'request' change: its input is parsed on demand
+  #partials = new PartialArgs(); // each streaming call's arguments so far
   #disposed = false;
   #unregisterFinalizer;
   #release;
@@ -241,10 +243,15 @@ export class Runtime {
     }
   }
 
-  // Each step carries the changes it made (the core attaches them).
+  // Each step carries the changes it made (the core attaches them). Streamed
+  // arguments are replayed even when no one listens, for whoever comes next.
   #deliver(changes) {
-    if (this.#subscribers.size === 0) return;
-    for (const change of changes) this.#emit(change);
+    for (let change of changes) {
+      if (change.kind === 'tool_call_partial') change = this.#partials.resolve(change);
+      else if (change.kind === 'tool_call_ended') this.#partials.forget(change.toolCallId);
+      else if (change.kind === 'run_started') this.#partials.forget();
+      if (this.#subscribers.size !== 0) this.#emit(change);
+    }
   }
 
   /** A user-facing call into the core: refusals throw, the step is carried out. */

@@ -1,10 +1,11 @@
-// A tool call's arguments streamed in 10-byte deltas, 1 KB to 100 KB: the cost per delta of the core's partial
-// arguments (tool_call_partial, read once per byte; the value so far handed out once per call per step), beside
-// partial-json re-parsing each prefix in JS, as the peers do. Two framings of the core: a step per delta (each SSE
-// chunk holds one delta: every step hands out the value so far) and 32 deltas a step.
+// A tool call's arguments streamed in 10-byte deltas, 1 KB to 100 KB: the cost per delta of the runtime's partial
+// arguments (tool_call_partial: the core reads each byte once and hands out how the value grew, the shim replays
+// that onto the live value), beside partial-json re-parsing each prefix in JS, as the peers do. Two framings: a step
+// per delta (each SSE chunk holds one delta: every step hands out a partial) and 32 deltas a step.
 //   node --expose-gc tests/bench/partial-args.mjs [--reps=5]
 import { parse as partialJsonParse } from 'partial-json';
 import { feedBytes, loadCore } from '../../js-shim/src/core.js';
+import { PartialArgs } from '../../js-shim/src/partial-args.js';
 import '../../js-shim/src/node.js';
 import { fmtNum, median, nowArgs } from './common.mjs';
 import { encodeEvents, runStarted } from './generate.mjs';
@@ -30,7 +31,7 @@ const deltasOf = (text) => {
   return out;
 };
 
-/** µs per delta for the core: the arguments' events fed `perStep` deltas at a time, each step's changes parsed. */
+/** µs per delta for the runtime: the arguments' events fed `perStep` deltas at a time, each step's changes parsed and its partials replayed. */
 function core(coreModule, text, perStep) {
   const registry = new coreModule.Registry();
   const driver = new coreModule.Driver(registry, 'bench');
@@ -48,11 +49,12 @@ function core(coreModule, text, perStep) {
       encodeEvents(deltas.slice(i, i + perStep).map((delta) => ({ type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta }))),
     );
   }
+  const partials = new PartialArgs();
   let last = null;
   const t0 = performance.now();
   for (const chunk of chunks) {
     for (const change of feedBytes(driver, runId, chunk).changes ?? []) {
-      if (change.kind === 'tool_call_partial') last = change.args;
+      if (change.kind === 'tool_call_partial') last = partials.resolve(change).args;
     }
   }
   const us = ((performance.now() - t0) * 1000) / deltas.length;
@@ -98,7 +100,7 @@ for (const size of SIZES) {
   });
 }
 console.log(`arguments streamed in ${DELTA}-byte deltas, µs per delta (median of ${reps}):`);
-console.log('  bytes      core, a step per delta   core, 32 deltas a step   partial-json (re-parse each prefix)');
+console.log('  bytes      runtime, a step per delta   runtime, 32 deltas a step   partial-json (re-parse each prefix)');
 for (const r of rows) {
   console.log(
     `  ${String(r.size).padEnd(9)}  ${fmtNum(r.step, 2).padStart(12)}             ${fmtNum(r.batched, 2).padStart(12)}             ${fmtNum(r.peer, 2).padStart(12)}`,
@@ -106,5 +108,5 @@ for (const r of rows) {
 }
 const [first, , lastRow] = rows;
 console.log(
-  `  flatness (per delta at ${lastRow.size} B / at ${first.size} B): core step ${fmtNum(lastRow.step / first.step, 2)}, core 32 ${fmtNum(lastRow.batched / first.batched, 2)}, partial-json ${fmtNum(lastRow.peer / first.peer, 2)}`,
+  `  flatness (per delta at ${lastRow.size} B / at ${first.size} B): runtime step ${fmtNum(lastRow.step / first.step, 2)}, runtime 32 ${fmtNum(lastRow.batched / first.batched, 2)}, partial-json ${fmtNum(lastRow.peer / first.peer, 2)}`,
 );

@@ -14,10 +14,65 @@
 namespace agui {
 namespace {
 
+// The value the operations build, replayed as a host does (see partial_json.hpp):
+// fed the operations of each take in turn.
+class Replay {
+ public:
+  void apply(const std::string& ops_text) {
+    const json ops = parse_json(ops_text);
+    ASSERT_TRUE(ops.is_array()) << ops_text;
+    for (const json& op : ops) apply_one(op);
+  }
+  // Takes what `p` has and replays it.
+  void take(PartialJson& p) { apply(p.take_ops()); }
+  const json& value() const { return root_; }
+
+ private:
+  void apply_one(const json& op) {
+    const std::string name = op.at(0).get<std::string>();
+    if (name == "}" || name == "]") {
+      open_.pop_back();
+      return;
+    }
+    if (name == "+") {
+      slot(string_) = slot(string_).get<std::string>() + op.at(1).get<std::string>();
+      return;
+    }
+    const bool keyed = !open_.empty() && slot(open_.back()).is_object();
+    const std::size_t at = keyed ? 2 : 1;
+    json placed = name == "{"      ? json::object()
+                  : name == "["    ? json::array()
+                  : op.size() > at ? op[at]
+                                   : json();
+    std::vector<json> where;
+    if (!open_.empty()) {
+      where = open_.back();
+      json& container = slot(where);
+      where.push_back(keyed ? op.at(1) : json(container.size()));
+    }
+    slot(where) = std::move(placed);
+    if (name == "{" || name == "[") open_.push_back(where);
+    if (name == "s") string_ = where;
+  }
+  // The value at a path of keys and indexes from the root.
+  json& slot(const std::vector<json>& path) {
+    json* at = &root_;
+    for (const json& step : path) {
+      at = step.is_string() ? &(*at)[step.get<std::string>()] : &(*at)[step.get<std::size_t>()];
+    }
+    return *at;
+  }
+  json root_;
+  std::vector<std::vector<json>> open_;  // the open containers' paths, innermost last
+  std::vector<json> string_;             // the open string's path
+};
+
 std::string partial(std::string_view text) {
   PartialJson p;
   p.feed(text);
-  return dump_json(p.value());
+  Replay r;
+  r.take(p);
+  return dump_json(r.value());
 }
 
 // Every string in `part` is a prefix of the one at its place in `whole`, every
@@ -84,10 +139,13 @@ TEST(PartialJson, StringsAreHeldAsJsonParseHoldsThem) {
 
 TEST(PartialJson, ACharacterSplitAcrossPiecesAppearsWhole) {
   PartialJson p;
+  Replay r;
   p.feed("\"caf\xC3");
-  EXPECT_EQ(dump_json(p.value()), R"("caf")");
+  r.take(p);
+  EXPECT_EQ(dump_json(r.value()), R"("caf")");
   p.feed("\xA9\"");
-  EXPECT_EQ(dump_json(p.value()), R"("café")");
+  r.take(p);
+  EXPECT_EQ(dump_json(r.value()), R"("café")");
   EXPECT_TRUE(p.complete());
 }
 
@@ -110,29 +168,45 @@ TEST(PartialJson, TheSplitNeverChangesTheValue) {
       const std::string_view prefix(text.data(), k);
       PartialJson at_once;
       ASSERT_TRUE(at_once.feed(prefix)) << text << " @" << k << ": " << at_once.error();
-      EXPECT_TRUE(at_once.value().is_null() || subsumed(at_once.value(), whole))
-          << text << " @" << k << ": " << dump_json(at_once.value());
+      Replay once;
+      once.take(at_once);
+      EXPECT_TRUE(once.value().is_null() || subsumed(once.value(), whole))
+          << text << " @" << k << ": " << dump_json(once.value());
       for (std::size_t size : {1u, 2u, 3u, 7u}) {
-        PartialJson pieces;
-        for (std::size_t i = 0; i < k; i += size) pieces.feed(prefix.substr(i, size));
-        EXPECT_EQ(dump_json(pieces.value()), dump_json(at_once.value()))
+        // Taken after every piece, and only at the end.
+        PartialJson each, last;
+        Replay each_replay, last_replay;
+        for (std::size_t i = 0; i < k; i += size) {
+          each.feed(prefix.substr(i, size));
+          last.feed(prefix.substr(i, size));
+          each_replay.take(each);
+          EXPECT_FALSE(each.has_ops()) << "a take leaves nothing behind";
+        }
+        last_replay.take(last);
+        EXPECT_EQ(dump_json(each_replay.value()), dump_json(once.value()))
+            << text << " @" << k << " in pieces of " << size << ", taken after each";
+        EXPECT_EQ(dump_json(last_replay.value()), dump_json(once.value()))
             << text << " @" << k << " in pieces of " << size;
       }
     }
     PartialJson all;
     all.feed(text);
-    EXPECT_EQ(dump_json(all.value()), dump_json(whole)) << text;
+    Replay all_replay;
+    all_replay.take(all);
+    EXPECT_EQ(dump_json(all_replay.value()), dump_json(whole)) << text;
     EXPECT_TRUE(all.complete() || whole.is_number()) << text;
   }
 }
 
 TEST(PartialJson, TextThatStopsBeingJsonIsReportedOnceAndTheValueStops) {
   PartialJson p;
+  Replay r;
   EXPECT_TRUE(p.feed(R"({"a": "x", "b": tx)") == false);
   EXPECT_EQ(p.error(), "not a JSON literal ('tx') at byte 17");
-  EXPECT_EQ(dump_json(p.value()), R"({"a":"x"})");
+  r.take(p);
+  EXPECT_EQ(dump_json(r.value()), R"({"a":"x"})");
   EXPECT_FALSE(p.feed(R"(rue})"));
-  EXPECT_EQ(dump_json(p.value()), R"({"a":"x"})") << "nothing more is read";
+  EXPECT_FALSE(p.has_ops()) << "nothing more is read";
   for (const char* bad : {R"({"a" 1})", R"([1,])", R"({"a":1,})", "\"a\x01\"", R"({"a":1}x)",
                           R"("\q")", R"("\u12g4")", R"([1 2])", R"({1:2})", R"([1-2,])"}) {
     PartialJson q;
@@ -148,20 +222,27 @@ TEST(PartialJson, NestingPastTheLimitIsRefused) {
   EXPECT_EQ(p.error(), "arguments nest arrays and objects deeper than 4 levels at byte 4");
 }
 
-TEST(PartialJson, SaysWhenTheValueChanged) {
+// What each take hands over: only what is new, an open string's text once.
+TEST(PartialJson, EachTakeHandsOverOnlyWhatGrew) {
   PartialJson p;
   p.feed("{");
-  EXPECT_TRUE(p.take_changed());
+  EXPECT_EQ(p.take_ops(), R"([["{"]])");
   p.feed(" \"ke");
-  EXPECT_FALSE(p.take_changed()) << "a key alone changes nothing";
+  EXPECT_FALSE(p.has_ops()) << "a key alone changes nothing";
   p.feed("y\": 1");
-  EXPECT_FALSE(p.take_changed()) << "nor a number that may go on";
+  EXPECT_FALSE(p.has_ops()) << "nor a number that may go on";
   p.feed("2, \"s\": \"");
-  EXPECT_TRUE(p.take_changed());
+  EXPECT_EQ(p.take_ops(), R"([["v","key",12],["s","s",""]])");
   p.feed("abc");
-  EXPECT_TRUE(p.take_changed());
+  p.feed("d");
+  EXPECT_EQ(p.take_ops(), R"([["+","abcd"]])") << "appends in one take are one";
   p.feed("\\ud83d");
-  EXPECT_FALSE(p.take_changed()) << "half a surrogate pair shows nothing yet";
+  EXPECT_FALSE(p.has_ops()) << "half a surrogate pair shows nothing yet";
+  p.feed("\\ude00\", \"a\": [true, \"x\"]}");
+  EXPECT_EQ(
+      p.take_ops(),
+      "[[\"+\",\"\xF0\x9F\x98\x80\"],[\"[\",\"a\"],[\"v\",true],[\"s\",\"x\"],[\"]\"],[\"}\"]]");
+  EXPECT_EQ(p.take_ops(), "[]");
 }
 
 // The changes of one kind among `changes`.
@@ -185,13 +266,17 @@ TEST(PartialArguments, EachStepHandsOutOnePartialValuePerCallHoweverManyDeltas) 
   h.driver.feed(id, test::sse(events));
   json partials = of_kind(h.driver.take_changes(), "tool_call_partial");
   ASSERT_EQ(partials.size(), 1u) << partials;
-  EXPECT_EQ(dump_json(partials[0]["args"]), R"({"city":"Paris","days":[]})");
+  Replay args;
+  args.apply(dump_json(partials[0]["ops"]));
+  EXPECT_EQ(dump_json(args.value()), R"({"city":"Paris","days":[]})");
   // The next chunk: the value grows; its end comes before tool_call_ended.
   h.driver.feed(id, test::sse({test::tool_args("c1", ",2]}"), test::tool_end("c1")}));
   json changes = h.driver.take_changes();
   partials = of_kind(changes, "tool_call_partial");
   ASSERT_EQ(partials.size(), 1u);
-  EXPECT_EQ(dump_json(partials[0]["args"]), R"({"city":"Paris","days":[1,2]})");
+  EXPECT_EQ(dump_json(partials[0]["ops"]), R"([["v",1],["v",2],["]"],["}"]])") << "what grew";
+  args.apply(dump_json(partials[0]["ops"]));
+  EXPECT_EQ(dump_json(args.value()), R"({"city":"Paris","days":[1,2]})");
   std::vector<std::string> order;
   for (const auto& c : changes) order.push_back(c["kind"]);
   EXPECT_LT(std::find(order.begin(), order.end(), "tool_call_partial") - order.begin(),
@@ -206,7 +291,9 @@ TEST(PartialArguments, ArgumentsThatStopBeingJsonAreReportedOnceAndTheCallIsRefu
                                test::tool_args("c1", R"({"city": "Rome", x)")}));
   json partials = of_kind(h.driver.take_changes(), "tool_call_partial");
   ASSERT_EQ(partials.size(), 1u);
-  EXPECT_EQ(dump_json(partials[0]["args"]), R"({"city":"Rome"})");
+  Replay args;
+  args.apply(dump_json(partials[0]["ops"]));
+  EXPECT_EQ(dump_json(args.value()), R"({"city":"Rome"})");
   EXPECT_EQ(partials[0]["invalid"], "expected a member name in quotes at byte 17");
   h.driver.feed(id, test::sse({test::tool_args("c1", R"(: 1})"), test::tool_end("c1")}));
   EXPECT_TRUE(of_kind(h.driver.take_changes(), "tool_call_partial").empty()) << "reported once";

@@ -44,9 +44,11 @@ test('a step carries the changes it made, and nothing is left behind for takeCha
     'run_started',
     'message_added',
     'tool_call_added',
+    'tool_call_status',
     'tool_call_args',
     'tool_call_partial',
     'tool_call_ended',
+    'tool_call_status',
     'run_finished',
   ]);
   assert.deepEqual(Object.keys(fed), ['changes'], 'a feed step says nothing else');

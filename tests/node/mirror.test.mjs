@@ -91,6 +91,12 @@ test("the .d.ts ProblemCode union lists the core's problem codes in order, and t
   );
 });
 
+test("the .d.ts ToolCallState union lists the core's call states in order", async () => {
+  const { callStates } = await vocabulary();
+  assert.deepEqual(headerList('../../wasm/protocol/kinds.hpp', 'AGUI_CALL_STATES'), callStates, 'rebuild js-shim/dist');
+  assert.deepEqual(unionLiterals(dts(), 'ToolCallState'), callStates, 'ToolCallState (js-shim/index.d.ts)');
+});
+
 test("the .d.ts Change union has one member per core change kind, plus the shim's own", async () => {
   const { changeKinds } = await vocabulary();
   assert.deepEqual(

@@ -101,7 +101,7 @@ test('approval approved: the call waits for approve(), then runs once and the tu
   assert.match(lastText(messages), /^delete_file approved/);
   assert.deepEqual(
     changes.of('tool_call_status').map((s) => s.status),
-    ['pending_approval', 'running', 'done'],
+    ['streaming', 'ready', 'pending_approval', 'running', 'done'],
   );
   assert.deepEqual(rt.approvals.pending(), []);
   // Deciding twice is refused and changes nothing.
@@ -116,10 +116,12 @@ test('approval approved: the call waits for approve(), then runs once and the tu
 test('approval rejected with a reason: the handler never runs; the model reads the rejection', T, async (t) => {
   const calls = [];
   const rt = await open(t, { url: server.url('approval'), tools: [deleteFile(calls)] });
+  const changes = record(rt);
   const requested = nextChange(rt, 'approval_requested');
   const turn = rt.send('delete /tmp/x');
   const { approval } = await requested;
   rt.approvals.reject(approval.toolCallId, 'keep that file');
+  assert.equal(changes.of('tool_call_status').at(-1).status, 'denied');
   assert.deepEqual(await turn, { reason: 'done' });
   assert.deepEqual(calls, []);
   const messages = rt.messages;
@@ -146,9 +148,20 @@ test('destructive implies approval, and the approval says so', T, async (t) => {
 test('approvalTimeoutMs: an approval nobody decides is rejected with the reason', T, async (t) => {
   const calls = [];
   const rt = await open(t, { url: server.url('approval'), approvalTimeoutMs: 50, tools: [deleteFile(calls)] });
+  const changes = record(rt);
   const result = await rt.send('delete /tmp/x');
   assert.deepEqual(result, { reason: 'done' });
   assert.deepEqual(calls, []);
+  const ended = changes
+    .of('tool_call_status')
+    .find(
+      (c) =>
+        c.toolCallId === toolMessages(rt.messages)[0].toolCallId &&
+        c.status !== 'streaming' &&
+        c.status !== 'ready' &&
+        c.status !== 'pending_approval',
+    );
+  assert.equal(ended.status, 'cancelled', 'no one decided: cancelled by the deadline, not denied');
   const message = toolMessages(rt.messages)[0];
   assertErrorResult(message, /rejected.*approval timed out after 50 ms/);
   assert.match(lastText(rt.messages), /^delete_file rejected/);
@@ -225,7 +238,9 @@ test('request_user_approval rejected: the result is {decision: "rejected"}, not 
   const requested = nextChange(rt, 'approval_requested');
   const turn = rt.send('clean up');
   const { approval } = await requested;
+  const changes = record(rt);
   rt.approvals.reject(approval.toolCallId);
+  assert.equal(changes.of('tool_call_status')[0].status, 'denied', 'a rejectedResult answers, and the call is denied');
   assert.deepEqual(await turn, { reason: 'done' });
   const result = toolMessages(rt.messages)[0];
   assert.deepEqual(JSON.parse(result.content), { decision: 'rejected' });

@@ -81,7 +81,8 @@ Step RoundDriver::expire_step(double now) {
   for (const auto& id : due) {
     approval_due_.erase(id);
     reject_call(*find_call(id),
-                "approval timed out after " + ms_text(options_.approval_timeout_ms) + " ms");
+                "approval timed out after " + ms_text(options_.approval_timeout_ms) + " ms",
+                CallState::kCancelled);
   }
   if (!due.empty()) return maybe_complete_round(std::move(told));
   if (cancel_expired_interrupts()) return start_run(std::move(told));  // the resume

@@ -384,13 +384,13 @@ Step RoundDriver::dispatch(const std::vector<std::string>& outstanding) {
     const Tool* tool = registry_->find(cur.name);
     json args;
     if (auto refused = why_not_run(cur, call, tool, at_cap, args)) {
-      answer_with_error(cur, refused->message, std::move(refused->details));
+      answer_with_error(cur, refused->message, std::move(refused->details), refused->state);
       continue;
     }
     cur.args = std::move(args);
     if (tool->needs_approval()) {
       cur.status = CallStatus::kPendingApproval;
-      record_status(cur, "pending_approval");
+      changes_.call_status(cur.id, cur.name, CallState::kPendingApproval);
       if (options_.approval_timeout_ms > 0)
         approval_due_[cur.id] = now_ + options_.approval_timeout_ms;
       changes_.push(ChangeKind::kApprovalRequested, "approval", approval_json(cur));
@@ -410,8 +410,9 @@ std::optional<RoundDriver::Refusal> RoundDriver::why_not_run(const Call& cur, co
                                                              json& args) {
   if (at_cap)
     return Refusal{"round limit reached: the client runs at most " +
-                   std::to_string(options_.max_rounds) +
-                   " rounds of tool calls per turn, so this call was not run"};
+                       std::to_string(options_.max_rounds) +
+                       " rounds of tool calls per turn, so this call was not run",
+                   nullptr, CallState::kCancelled};
   if (round_.size() > options_.max_calls_per_round)
     return Refusal{"too many tool calls in one round: the client runs at most " +
                    std::to_string(options_.max_calls_per_round) +
@@ -490,24 +491,21 @@ json RoundDriver::approval_json(const Call& call) const {
   return a;
 }
 
-void RoundDriver::answer(Call& call, std::string content, std::optional<std::string> error) {
+void RoundDriver::answer(Call& call, std::string content, std::optional<std::string> error,
+                         std::optional<CallState> state) {
   call.status = CallStatus::kAnswered;
   call.content = std::move(content);
   call.error = std::move(error);
-  record_status(call, call.error ? "error" : "done", call.error);
+  changes_.call_status(call.id, call.name,
+                       state.value_or(call.error ? CallState::kError : CallState::kDone),
+                       call.error ? &*call.error : nullptr);
 }
 
-void RoundDriver::record_status(const Call& call, std::string_view status,
-                                const std::optional<std::string>& error) {
-  auto change = changes_.record(ChangeKind::kToolCallStatus);
-  change.str("toolCallId", call.id).str("name", call.name).str("status", status);
-  if (error) change.str("error", *error);
-}
-
-void RoundDriver::answer_with_error(Call& call, const std::string& message, json details) {
+void RoundDriver::answer_with_error(Call& call, const std::string& message, json details,
+                                    CallState state) {
   json content = {{"error", message}};
   if (!details.is_null()) content["details"] = std::move(details);
-  answer(call, dump_json(content), message);
+  answer(call, dump_json(content), message, state);
 }
 
 void RoundDriver::append_tool_messages(const std::vector<Call>& calls) {
@@ -608,7 +606,7 @@ json RoundDriver::issue_details(const std::vector<SchemaIssue>& issues) {
 
 void RoundDriver::start_handler(Call& call, const Tool& tool, Step& step) {
   call.status = CallStatus::kRunning;
-  record_status(call, "running");
+  changes_.call_status(call.id, call.name, CallState::kRunning);
   step.execute.push_back(Step::Execute{call.id, call.name, call.args,
                                        tool.spec.timeout_ms.value_or(options_.default_timeout_ms),
                                        thread_.id()});
@@ -649,16 +647,18 @@ Step RoundDriver::reject_step(std::string_view thread_id, std::string_view tool_
 
 // The user's (or the deadline's) no to a pending approval: the tool's
 // rejectedResult when it has one (a decision, not a failure), else an error.
-void RoundDriver::reject_call(Call& call, const std::string& reason) {
+void RoundDriver::reject_call(Call& call, const std::string& reason, CallState state) {
   const Tool* tool = registry_->find(call.name);
   if (tool != nullptr && !tool->spec.rejected_result.is_null()) {
     // The rejection is the answer (a decision), not a failure.
     json result = tool->spec.rejected_result;
     if (result.is_object() && !reason.empty()) result["reason"] = reason;
-    answer(call, result.is_string() ? result.get<std::string>() : dump_json(result), std::nullopt);
+    answer(call, result.is_string() ? result.get<std::string>() : dump_json(result), std::nullopt,
+           state);
   } else {
     answer_with_error(
-        call, "the user rejected this call" + (reason.empty() ? std::string() : ": " + reason));
+        call, "the user rejected this call" + (reason.empty() ? std::string() : ": " + reason),
+        nullptr, state);
   }
 }
 
@@ -731,7 +731,7 @@ void RoundDriver::answer_interrupt(const json& interrupt_id, std::string_view st
 
 void RoundDriver::close_open_calls(const std::string& why) {
   for (auto& c : round_) {
-    if (c.status != CallStatus::kAnswered) answer_with_error(c, why);
+    if (c.status != CallStatus::kAnswered) cancel(c, why);
   }
   append_tool_messages(round_);
   clear_round();
@@ -763,7 +763,7 @@ void RoundDriver::close_calls(const std::vector<std::string>& ids, const std::st
     if (!registry_->find(name)) continue;
     handled_.insert(id);
     Call& c = closed.emplace_back(Call{id, std::move(name), json(), CallStatus::kRunning, {}, {}});
-    answer_with_error(c, why);
+    cancel(c, why);
   }
   append_tool_messages(closed);
 }

@@ -161,7 +161,8 @@ class RoundDriver {
   // True when it cancelled the last one pending: the resume run is due.
   bool cancel_expired_interrupts();
   void announce_imported();
-  void reject_call(Call& call, const std::string& reason);
+  // kDenied when the user said no; kCancelled when the approval deadline passed.
+  void reject_call(Call& call, const std::string& reason, CallState state = CallState::kDenied);
 
   Step start_run(Step step = {});
   void write_run_input();
@@ -175,6 +176,7 @@ class RoundDriver {
   struct Refusal {
     std::string message;
     json details = nullptr;
+    CallState state = CallState::kError;  // kCancelled: not the call's fault (the round cap)
   };
   std::optional<Refusal> why_not_run(const Call& call, const json& tool_call, const Tool* tool,
                                      bool at_cap, json& args);
@@ -197,11 +199,16 @@ class RoundDriver {
   // interrupt deferred to its resume, calls of the round still awaited).
   void close_calls_left_open(const std::unordered_set<std::string>& keep);
   std::unordered_set<std::string> calls_held_open() const;
-  void answer(Call& call, std::string content, std::optional<std::string> error);
+  // Ends the call in `state` (by default done, or error when there is one).
+  void answer(Call& call, std::string content, std::optional<std::string> error,
+              std::optional<CallState> state = std::nullopt);
   // The call's tool_call_status record: {toolCallId, name, status, error?}.
-  void record_status(const Call& call, std::string_view status,
-                     const std::optional<std::string>& error = std::nullopt);
-  void answer_with_error(Call& call, const std::string& message, json details = nullptr);
+  void answer_with_error(Call& call, const std::string& message, json details = nullptr,
+                         CallState state = CallState::kError);
+  // The same error, for calls ended by what stopped the turn, not by themselves.
+  void cancel(Call& call, const std::string& why) {
+    answer_with_error(call, why, nullptr, CallState::kCancelled);
+  }
   // The answered calls' tool messages, each right after the assistant message
   // holding its call, in one pass over the thread; a call that has a tool
   // message already gets no second one.

@@ -238,7 +238,7 @@ void RoundDriver::close_streamed_calls(const json& e) {
     handled_.insert(call_id);
     Call& c = cut.emplace_back(
         Call{call_id, call_name(ref->call()), json(), CallStatus::kRunning, {}, {}});
-    answer_with_error(c, "the page was closed while the run was streaming; this call was not run");
+    cancel(c, "the page was closed while the run was streaming; this call was not run");
   }
   append_tool_messages(cut);
 }

@@ -44,6 +44,12 @@ ChangeLog::Record& ChangeLog::Record::value(std::string_view key, const json& va
   return *this;
 }
 
+ChangeLog::Record& ChangeLog::Record::raw(std::string_view key, std::string_view json_text) {
+  this->key(key);
+  log_.text_ += json_text;
+  return *this;
+}
+
 std::string ChangeLog::take_text() {
   std::string out = std::move(text_);
   out += ']';

@@ -19,7 +19,7 @@ class ChangeLog {
  public:
   // One record, written as it is built and closed at the end of the statement
   // that made it (or of the scope that names it):
-  //   changes_.record(ChangeKind::kToolCallStatus).str("toolCallId", id).str("status", "running");
+  //   changes_.record(ChangeKind::kToolCallEnded).str("toolCallId", id);
   // No record may be started while another is open.
   class Record {
    public:
@@ -29,7 +29,8 @@ class ChangeLog {
     Record& str(std::string_view key, std::string_view value);
     Record& num(std::string_view key, long long value);
     Record& flag(std::string_view key, bool value);
-    Record& value(std::string_view key, const json& value);  // written from where it is
+    Record& value(std::string_view key, const json& value);         // written from where it is
+    Record& raw(std::string_view key, std::string_view json_text);  // already JSON text
 
    private:
     friend class ChangeLog;
@@ -38,6 +39,14 @@ class ChangeLog {
     ChangeLog& log_;
   };
   Record record(ChangeKind kind);
+  // {"kind": "tool_call_status", toolCallId, name, status, error?}: the one
+  // writer of a call's state, for the reducer and the driver alike.
+  void call_status(std::string_view call_id, std::string_view name, CallState state,
+                   const std::string* error = nullptr) {
+    auto r = record(ChangeKind::kToolCallStatus);
+    r.str("toolCallId", call_id).str("name", name).str("status", to_string(state));
+    if (error) r.str("error", *error);
+  }
   // {"kind": kind, key: value}
   void push(ChangeKind kind, std::string_view key, const json& value) {
     record(kind).value(key, value);

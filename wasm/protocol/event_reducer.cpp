@@ -12,6 +12,7 @@ namespace agui {
 
 namespace {
 
+using detail::call_name;
 using detail::opt_string;
 
 // Bytes of the string `holder[key]` (0 when it is absent or not a string).
@@ -301,25 +302,21 @@ void EventReducer::record_partials() {
   partials_touched_.clear();
 }
 
-// One tool_call_partial for the call, when its value changed since the last
-// one, or, once, when its arguments stopped being JSON (the value as it was).
+// One tool_call_partial for the call, with how its value grew since the last
+// one (see partial_json.hpp), when it did; and once, when its arguments stop
+// being JSON, why.
 void EventReducer::record_partial(const std::string& call_id) {
   auto it = partials_.find(call_id);
   if (it == partials_.end()) return;
   Partial& p = it->second;
-  if (p.args.failed()) {
-    if (p.invalid_told) return;
+  const bool tell_invalid = p.args.failed() && !p.invalid_told;
+  if (!p.args.has_ops() && !tell_invalid) return;
+  auto change = changes_.record(ChangeKind::kToolCallPartial);
+  change.str("toolCallId", call_id).raw("ops", p.args.take_ops());
+  if (tell_invalid) {
     p.invalid_told = true;
-    changes_.record(ChangeKind::kToolCallPartial)
-        .str("toolCallId", call_id)
-        .value("args", p.args.value())
-        .str("invalid", p.args.error());
-    return;
+    change.str("invalid", p.args.error());
   }
-  if (!p.args.take_changed()) return;
-  changes_.record(ChangeKind::kToolCallPartial)
-      .str("toolCallId", call_id)
-      .value("args", p.args.value());
 }
 
 void EventReducer::apply(const json& e) {
@@ -509,8 +506,14 @@ void EventReducer::on_tool_end(const json& e, const std::string& type) {
   }
   ended_calls_.insert(*id);
   merge_metadata_of(ref->call(), e, "toolCallId", *id);
-  record_partial(*id);
-  changes_.push(ChangeKind::kToolCallEnded, "toolCallId", *id);
+  end_tool_call(*id, ref->call());
+}
+
+// A call's arguments are complete: their last growth, the end, and the state.
+void EventReducer::end_tool_call(const std::string& call_id, const json& call) {
+  record_partial(call_id);
+  changes_.push(ChangeKind::kToolCallEnded, "toolCallId", call_id);
+  changes_.call_status(call_id, call_name(call), CallState::kReady);
 }
 
 void EventReducer::on_state_snapshot(const json& e, const std::string& type) {
@@ -653,6 +656,7 @@ void EventReducer::start_tool_call(const json& e, const std::string& type,
   changes_.record(ChangeKind::kToolCallAdded)
       .value("messageId", (*parent)["id"])
       .value("toolCall", stored);
+  changes_.call_status(call_id, name, CallState::kStreaming);
 }
 
 void EventReducer::add_tool_call_args(const json& e, const std::string& type,
@@ -696,8 +700,7 @@ void EventReducer::close_open_streams(const std::string& lane) {
   if (chunk.lane == Lane::kTool) {
     if (open_calls_.erase(chunk.id)) {
       ended_calls_.insert(chunk.id);
-      record_partial(chunk.id);
-      changes_.push(ChangeKind::kToolCallEnded, "toolCallId", chunk.id);
+      if (auto ref = thread_.find_tool_call(chunk.id)) end_tool_call(chunk.id, ref->call());
     }
   } else if (open_messages_.erase(chunk.id)) {
     ended_messages_.insert(chunk.id);
@@ -814,6 +817,8 @@ void EventReducer::on_tool_result(const json& e, const std::string& type) {
   merge_metadata(message, e);
   json& stored = thread_.insert_result(std::move(message));
   changes_.push(ChangeKind::kToolResult, "message", stored);
+  if (auto ref = thread_.find_tool_call(*call_id))
+    changes_.call_status(*call_id, call_name(ref->call()), CallState::kDone);
 }
 
 void EventReducer::on_state_delta(const json& e, const std::string& type) {
@@ -1026,6 +1031,11 @@ void EventReducer::on_run_finished(const json& e, const std::string& type) {
             "RUN_FINISHED while tool call '" + id + "' is still open; closed");
   }
   for (const auto& id : open_messages_) ended_messages_.insert(id);
+  for (const auto& id : calls_started_) {  // (in the order they started)
+    if (!open_calls_.count(id)) continue;
+    ended_calls_.insert(id);
+    if (auto ref = thread_.find_tool_call(id)) end_tool_call(id, ref->call());
+  }
   for (const auto& id : open_calls_) ended_calls_.insert(id);
   open_messages_.clear();
   open_calls_.clear();

@@ -106,9 +106,9 @@ class EventReducer {
 
   const std::vector<Problem>& problems() const { return problems_; }
 
-  // Records, once per call, the arguments of each call that streamed since the
-  // last time, as the value parsed so far (tool_call_partial): a step hands
-  // out one partial value per call, however many deltas it held.
+  // Records, once per call, how the arguments of each call that streamed
+  // since the last time grew (tool_call_partial): a step hands out one record
+  // per call, however many deltas it held, and each byte crosses once.
   void record_partials();
 
  private:
@@ -233,6 +233,7 @@ class EventReducer {
   std::unordered_map<std::string, Partial> partials_;
   std::vector<std::string> partials_touched_;
   void record_partial(const std::string& call_id);
+  void end_tool_call(const std::string& call_id, const json& call);
   std::unordered_set<std::string> open_messages_;  // text/reasoning messages between START and END
   std::unordered_set<std::string> ended_messages_;
   std::unordered_set<std::string> open_calls_;  // between TOOL_CALL_START and TOOL_CALL_END

@@ -73,6 +73,21 @@ namespace agui {
   X(kUnknownPendingCall, "unknown_pending_call") \
   X(kInvalidResponseSchema, "invalid_response_schema")
 
+// The states of a tool call, as tool_call_status announces them; docs/changes.md
+// has the table of what moves each. A client call goes streaming -> ready ->
+// (pending_approval) -> running -> done | error | cancelled | denied (it may
+// end from ready, refused or closed, without running); a server call goes
+// streaming -> ready -> done when its result arrives.
+#define AGUI_CALL_STATES(X)               \
+  X(kStreaming, "streaming")              \
+  X(kReady, "ready")                      \
+  X(kPendingApproval, "pending_approval") \
+  X(kRunning, "running")                  \
+  X(kDone, "done")                        \
+  X(kError, "error")                      \
+  X(kCancelled, "cancelled")              \
+  X(kDenied, "denied")
+
 enum class ChangeKind {
 #define AGUI_X(id, wire) id,
   AGUI_CHANGE_KINDS(AGUI_X)
@@ -84,6 +99,22 @@ enum class ProblemCode {
   AGUI_PROBLEM_CODES(AGUI_X)
 #undef AGUI_X
 };
+
+enum class CallState {
+#define AGUI_X(id, wire) id,
+  AGUI_CALL_STATES(AGUI_X)
+#undef AGUI_X
+};
+
+constexpr std::string_view to_string(CallState state) {
+  switch (state) {
+#define AGUI_X(id, wire) \
+  case CallState::id: return wire;
+    AGUI_CALL_STATES(AGUI_X)
+#undef AGUI_X
+  }
+  return {};
+}
 
 constexpr std::string_view to_string(ChangeKind kind) {
   switch (kind) {

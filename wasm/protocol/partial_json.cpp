@@ -63,9 +63,7 @@ std::size_t PartialJson::plain_run(std::string_view rest) {
     break;
   }
   if (whole == 0) return 0;
-  std::string& target = token_ == Token::kKeyString ? text_ : string_->get_ref<std::string&>();
-  target.append(rest.data(), whole);
-  if (token_ == Token::kString) changed_ = true;
+  string_target().append(rest.data(), whole);
   return whole;
 }
 
@@ -88,7 +86,10 @@ bool PartialJson::step(char c) {
         return fail("not a JSON literal ('" + text_ + "')");
       if (text_.size() == word.size()) {
         token_ = Token::kNone;
-        place(text_[0] == 't' ? json(true) : text_[0] == 'f' ? json(false) : json(nullptr));
+        op("v");
+        ops_ += ',';
+        ops_ += text_;
+        ops_ += ']';
         after_value();
       }
       return true;
@@ -98,11 +99,11 @@ bool PartialJson::step(char c) {
   if (is_space(c)) return true;
   switch (expect_) {
     case Expect::kValueOrEnd:
-      if (c == ']') return close_container(), true;
+      if (c == ']') return close_container(c), true;
       return begin_value(c);
     case Expect::kValue: return begin_value(c);
     case Expect::kKeyOrEnd:
-      if (c == '}') return close_container(), true;
+      if (c == '}') return close_container(c), true;
       [[fallthrough]];
     case Expect::kKey:
       if (c != '"') return fail("expected a member name in quotes");
@@ -114,12 +115,12 @@ bool PartialJson::step(char c) {
       expect_ = Expect::kValue;
       return true;
     case Expect::kCommaOrEnd: {
-      const bool object = stack_.back().container->is_object();
+      const bool object = stack_.back().object;
       if (c == ',') {
         expect_ = object ? Expect::kKey : Expect::kValue;
         return true;
       }
-      if (c == (object ? '}' : ']')) return close_container(), true;
+      if (c == (object ? '}' : ']')) return close_container(c), true;
       return fail(std::string("expected ',' or '") + (object ? '}' : ']') + "'");
     }
     case Expect::kNothing: return fail("text after the value");
@@ -135,11 +136,14 @@ bool PartialJson::begin_value(char c) {
         return fail("arguments nest arrays and objects deeper than " + std::to_string(max_depth_) +
                     " levels");
       }
-      stack_.push_back(Open{place_open(c == '{' ? json::object() : json::array()), {}});
+      op(c == '{' ? "{" : "[");
+      ops_ += ']';
+      stack_.push_back(Open{c == '{', {}});
       expect_ = c == '{' ? Expect::kKeyOrEnd : Expect::kValueOrEnd;
       return true;
     case '"':
-      string_ = place_open(json(std::string()));
+      flush_string_op();
+      string_op_ = StringOp::kStart;
       token_ = Token::kString;
       return true;
     case 't':
@@ -163,33 +167,64 @@ bool PartialJson::end_scalar(char c) {
   if (number.is_discarded() || !(number.is_number() || number.is_null()))
     return fail("not a JSON number ('" + text_ + "')");
   token_ = Token::kNone;
-  place(std::move(number));  // (null: a number past a double's range, as JSON.stringify writes it)
+  op("v");
+  ops_ += ',';
+  write_json(ops_, number);  // (null: a number past a double's range, as JSON.stringify writes it)
+  ops_ += ']';
   after_value();
   return step(c);  // the byte that ended it is read as what comes next
 }
 
-void PartialJson::place(json value) { place_open(std::move(value)); }
-
-json* PartialJson::place_open(json value) {
-  changed_ = true;
-  if (stack_.empty()) {
-    root_ = std::move(value);
-    return &root_;
+// Writes `["name"` and, inside an object, `,"key"`; the caller writes the rest.
+void PartialJson::op(std::string_view name) {
+  flush_string_op();
+  if (!ops_.empty()) ops_ += ',';
+  ops_ += "[\"";
+  ops_ += name;
+  ops_ += '"';
+  if (!stack_.empty() && stack_.back().object) {
+    ops_ += ',';
+    write_json_string(ops_, stack_.back().key);
   }
-  Open& top = stack_.back();
-  if (top.container->is_array()) {
-    top.container->push_back(std::move(value));
-    return &top.container->back();
-  }
-  json& member = (*top.container)[top.key];
-  member = std::move(value);
-  return &member;
 }
 
-void PartialJson::close_container() {
+// The open (or just closed) string's pending operation, written out.
+void PartialJson::flush_string_op() {
+  if (string_op_ == StringOp::kNone || (string_op_ == StringOp::kAppend && tail_.empty())) return;
+  if (string_op_ == StringOp::kStart) {
+    string_op_ = StringOp::kNone;  // (so op() does not flush again)
+    op("s");
+  } else {
+    if (!ops_.empty()) ops_ += ',';
+    ops_ += "[\"+\"";
+  }
+  ops_ += ',';
+  write_json_string(ops_, tail_);
+  ops_ += ']';
+  tail_.clear();
+  string_op_ = token_ == Token::kString ? StringOp::kAppend : StringOp::kNone;
+}
+
+std::string PartialJson::take_ops() {
+  flush_string_op();
+  std::string out;
+  out.reserve(ops_.size() + 2);
+  out += '[';
+  out += ops_;
+  out += ']';
+  ops_.clear();
+  return out;
+}
+
+void PartialJson::close_container(char c) {
+  flush_string_op();
+  if (!ops_.empty()) ops_ += ',';
+  ops_ += c == '}' ? "[\"}\"]" : "[\"]\"]";
   stack_.pop_back();
   after_value();
 }
+
+std::string& PartialJson::string_target() { return token_ == Token::kKeyString ? text_ : tail_; }
 
 void PartialJson::after_value() {
   if (stack_.empty()) {
@@ -220,7 +255,8 @@ bool PartialJson::string_byte(char c) {
       stack_.back().key = std::move(text_);
       expect_ = Expect::kColon;
     } else {
-      string_ = nullptr;
+      token_ = Token::kNone;
+      flush_string_op();
       after_value();
     }
     token_ = Token::kNone;
@@ -271,16 +307,10 @@ bool PartialJson::escape_byte(char c) {
 }
 
 void PartialJson::flush_pending_utf8() {
-  std::string& target = token_ == Token::kKeyString ? text_ : string_->get_ref<std::string&>();
-  target += pending_;
+  string_target() += pending_;
   pending_.clear();
-  if (token_ == Token::kString) changed_ = true;
 }
 
-void PartialJson::append_code_point(std::uint32_t cp) {
-  std::string& target = token_ == Token::kKeyString ? text_ : string_->get_ref<std::string&>();
-  append_utf8(target, cp);
-  if (token_ == Token::kString) changed_ = true;
-}
+void PartialJson::append_code_point(std::uint32_t cp) { append_utf8(string_target(), cp); }
 
 }  // namespace agui
