@@ -16,7 +16,7 @@ const LIVE_PREVIEWS = {
   },
 };
 
-export const FINAL_STATES = new Set(['done', 'error', 'rejected', 'incomplete']);
+export const FINAL_STATES = new Set(['done', 'error', 'rejected', 'cancelled', 'incomplete']);
 
 const STATE_TEXT = {
   streaming: 'Receiving arguments…',
@@ -27,6 +27,7 @@ const STATE_TEXT = {
   done: 'Done',
   error: 'Error',
   rejected: 'Rejected',
+  cancelled: 'Cancelled',
   incomplete: 'No result',
 };
 
@@ -262,16 +263,27 @@ export class ToolCard {
     this.preview?.dispose();
   }
 
-  /** A tool_call_status change from the runtime (client tools). */
+  /** A tool_call_status change: the core's state of the call (docs/changes.md#call-states). */
   setStatus(status, error) {
-    if (status === 'error') this.showError(error ?? 'the call failed');
-    else if (status === 'done' && FINAL_STATES.has(this.state))
-      return; // a result already refined it
-    else this.setState(status);
+    switch (status) {
+      case 'streaming': // the card began so
+        return;
+      case 'ready': // the arguments are whole: the call waits for its run to end (or its server)
+        if (this.state === 'streaming') this.setState('waiting');
+        return;
+      case 'error':
+      case 'cancelled':
+        return this.showError(error ?? 'the call failed', status);
+      case 'denied':
+        return this.setState('rejected');
+      case 'done':
+        if (FINAL_STATES.has(this.state)) return; // a result already refined it
+    }
+    this.setState(status);
   }
 
-  showError(text) {
-    this.setState('error');
+  showError(text, state = 'error') {
+    this.setState(state);
     this.errorEl.hidden = false;
     this.errorEl.textContent = text;
   }
@@ -281,7 +293,10 @@ export class ToolCard {
     const { state, error, text } = classifyResult(message);
     this.resultDetails.hidden = false;
     this.resultPre.textContent = prettyJson(text);
-    if (state === 'error') this.showError(error);
+    // Denied and cancelled are what the core said; the result only gives the words.
+    if (this.state === 'rejected' || this.state === 'cancelled') {
+      if (error) this.showError(error, this.state);
+    } else if (state === 'error') this.showError(error);
     else this.setState(state);
     this.clearSlot();
   }
