@@ -19,11 +19,17 @@ const { startDemoServer } = await import(join(root, 'demo-page', 'server', 'main
 /**
  * Starts everything a test file needs; call close() in after(). `brain` replaces the demo
  * agent's planner (a scripted brain sends events the planner never does); `server` adds options
- * of startDemoServer (e.g. argsDelayMs, to slow the streamed arguments down).
+ * of startDemoServer (e.g. argsDelayMs, to slow the streamed arguments down). `build(outdir)`
+ * builds another page than the demo's (the React app), which marks itself ready on `ready`.
  */
-export async function startHarness({ brain, server: serverOptions = {} } = {}) {
+export async function startHarness({
+  brain,
+  server: serverOptions = {},
+  build = (outdir) => buildPage({ outdir, sourcemap: false }),
+  ready = 'body[data-ready="true"]',
+} = {}) {
   const outdir = await mkdtemp(join(tmpdir(), 'agui-demo-page-'));
-  await buildPage({ outdir, sourcemap: false });
+  await build(outdir);
   const server = await startDemoServer({
     port: 0,
     staticRoot: outdir,
@@ -58,7 +64,7 @@ export async function startHarness({ brain, server: serverOptions = {} } = {}) {
       page.on('pageerror', (e) => errors.push(String(e?.message ?? e)));
       page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
       await page.goto(server.url);
-      await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+      await page.waitForSelector(ready, { timeout: 30000 });
       return { page, context, blocked, errors, consoleErrors };
     },
     async close() {

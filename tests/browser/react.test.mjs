@@ -7,65 +7,46 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { launchChromium } from './chromium.mjs';
-import { SCREENSHOT_DIR, screenshot } from './harness.mjs';
+import { SCREENSHOT_DIR, screenshot, startHarness } from './harness.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const APP = join(root, 'demo-page', 'react-app');
-const { startDemoServer } = await import(join(root, 'demo-page', 'server', 'main.mjs'));
 const AUSTIN = { latitude: 30.2747, longitude: -97.7404 };
 
-let outdir;
-let server;
-let browser;
-
-before(async () => {
-  outdir = await mkdtemp(join(tmpdir(), 'agui-react-app-'));
-  // React's development build: StrictMode mounts twice only there (what test 3 is about).
-  await promisify(execFile)('npm', ['run', 'build', '--', '--outDir', outdir, '--emptyOutDir', '--logLevel', 'warn'], {
+/** Builds the app as its user would (`vite build`), with React's development build: StrictMode mounts twice only there (what test 3 is about). */
+const buildApp = (outdir) =>
+  promisify(execFile)('npm', ['run', 'build', '--', '--outDir', outdir, '--emptyOutDir', '--logLevel', 'warn'], {
     cwd: APP,
     env: { ...process.env, NODE_ENV: 'development' },
     timeout: 120_000,
   });
-  // Deltas paced, so the page renders while the text and the arguments stream.
-  server = await startDemoServer({ port: 0, staticRoot: outdir, delayMs: 8, argsDelayMs: 40 });
-  browser = await launchChromium();
-});
 
-after(async () => {
-  await browser?.close().catch(() => {});
-  await server?.close();
-  if (outdir) await rm(outdir, { recursive: true, force: true });
+let harness;
+before(async () => {
+  // Deltas paced, so the page renders while the text and the arguments stream.
+  harness = await startHarness({
+    build: buildApp,
+    ready: 'main[data-ready="true"]',
+    server: { delayMs: 8, argsDelayMs: 40 },
+  });
 });
+after(() => harness?.close());
 
 /** A fresh context on the app, nothing let out of the local server; `check()` asserts the page stayed clean. */
 async function openApp() {
-  const context = await browser.newContext({ permissions: ['geolocation'], geolocation: AUSTIN });
-  const origin = new URL(server.url).origin;
-  const blocked = [];
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin}/`)) return route.continue();
-    blocked.push(url);
-    return route.abort('blockedbyclient');
+  const { page, context, blocked, errors, consoleErrors } = await harness.open({
+    permissions: ['geolocation'],
+    geolocation: AUSTIN,
   });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e?.message ?? e)));
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  await page.goto(`${server.url}/index.html`);
-  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
   return {
     page,
     async check() {
       await context.close();
       assert.deepEqual(blocked, [], 'no request left the local server');
-      assert.deepEqual(errors, [], 'the page logged and threw nothing');
+      assert.deepEqual([...errors, ...consoleErrors], [], 'the page logged and threw nothing');
     },
   };
 }
