@@ -59,3 +59,31 @@ test('a deliberately wrong file fails to compile, on every WRONG line and nowher
     `errors on exactly the WRONG lines:\n${output}`,
   );
 });
+
+// The React usage a developer copies from the READMEs (the package's and the top-level one)
+// compiles, strict, against the .d.ts files: the READMEs cannot drift from the API.
+test('the React usage in both READMEs compiles against react.d.ts', { timeout: 60_000 }, (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agui-readme-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const config = JSON.parse(
+    fs.readFileSync(path.join(TESTS, 'types', 'tsconfig.json'), 'utf8').replace(/^\s*\/\/.*$/gm, ''),
+  );
+  const typesDir = path.join(TESTS, 'types');
+  for (const [name, target] of Object.entries(config.compilerOptions.paths)) {
+    config.compilerOptions.paths[name] = target.map((p) => path.resolve(typesDir, p));
+  }
+  config.compilerOptions.noUnusedLocals = false; // a snippet defines App without mounting it
+  config.files = [];
+  for (const readme of ['../../README.md', '../../js-shim/README.md']) {
+    const text = fs.readFileSync(fileURLToPath(new URL(readme, import.meta.url)), 'utf8');
+    const blocks = [...text.matchAll(/```jsx\n([\s\S]*?)```/g)].map((m) => m[1]);
+    assert.equal(blocks.length, 1, `${readme} has its React usage`);
+    const file = `${path.basename(path.dirname(path.resolve(readme)))}-readme.tsx`;
+    // As a user's JavaScript: the snippet's own props are untyped.
+    fs.writeFileSync(path.join(dir, file), blocks[0].replace(/\(\{ id \}\)/g, '({ id }: { id: string })'));
+    config.files.push(file);
+  }
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(config, null, 2));
+  const { status, output } = tsc(dir);
+  assert.equal(status, 0, `tsc failed on a README's React usage:\n${output}`);
+});
