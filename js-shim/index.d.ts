@@ -24,7 +24,8 @@ export type ErrorCode =
   | 'limit_exceeded'
   | 'protocol'
   | 'transport'
-  | 'internal';
+  | 'internal'
+  | 'storage_failed';
 
 export const ERROR_CODES: readonly ErrorCode[];
 
@@ -490,3 +491,37 @@ export interface ThreadView {
 
 /** A view of the runtime's thread from now on (it reads the messages and status once, then follows the changes). */
 export function createThreadView(runtime: Runtime): ThreadView;
+
+/** One saved thread, as ThreadStore.list() gives it. */
+export interface StoredThreadEntry {
+  threadId: string;
+  /** When it was last saved (ms since the epoch). */
+  updatedAt: number;
+  /** How many messages its snapshot holds. */
+  messages: number;
+}
+
+/**
+ * Where a runtime keeps its threads across reloads: memoryStore(), indexedDbStore(), or any
+ * object with these four methods (docs/persistence.md). A fault is an AguiError whose message
+ * names the store, the thread and its record, and what was wrong.
+ */
+export interface ThreadStore {
+  /** The saved snapshot (thread.export()), or null when none is saved. Rejects on a newer or corrupted record. */
+  load(threadId: string): Promise<ExportedThread | null>;
+  /** Resolves once the write is durable; never overwrites a record written by a newer version. */
+  save(threadId: string, snapshot: ExportedThread): Promise<void>;
+  /** Every saved thread, newest first. */
+  list(): Promise<StoredThreadEntry[]>;
+  /** Removes the thread (no error when it is absent). */
+  delete(threadId: string): Promise<void>;
+}
+
+/** A store in the page's (or node's) memory, keeping deep copies; for node and tests. */
+export function memoryStore(): ThreadStore;
+
+/**
+ * A store in IndexedDB: database `name` (version 1), object store "threads" keyed by threadId.
+ * Throws at once where IndexedDB is missing (node, some private windows).
+ */
+export function indexedDbStore(options?: { name?: string }): ThreadStore;

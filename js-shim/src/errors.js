@@ -17,6 +17,7 @@ export const ERROR_CODES = Object.freeze([
   'protocol',
   'transport',
   'internal',
+  'storage_failed',
 ]);
 
 export class AguiError extends Error {
