@@ -291,6 +291,8 @@ export type Change =
     }
   | { kind: 'request'; input: RunAgentInput }
   | { kind: 'tools_changed' }
+  /** options.persist failed to load or save the thread (once per failure streak); the runtime goes on in memory. */
+  | { kind: 'storage_failed'; threadId: string; message: string }
   | Problem;
 
 /** The format of thread.export(): plain JSON, safe to store. */
@@ -354,6 +356,15 @@ export interface RuntimeOptions {
   tools?: ToolDefinition[];
   /** A thread to restore (from thread.export()). */
   thread?: ExportedThread;
+  /**
+   * A store to keep the thread in (memoryStore(), indexedDbStore(), or your own: docs/persistence.md).
+   * With `threadId`, createRuntime() first loads what the store holds for it. The thread is written
+   * at each point that matters (a message sent, a run's end, an approval, a result) and at most once
+   * a second while a run streams; before a handler starts, the thread that says it runs is durable,
+   * so a reload never runs a call twice. A store that fails: a `storage_failed` change, and the
+   * runtime goes on in memory.
+   */
+  persist?: ThreadStore;
   /** The .wasm bytes or URL, for bundlers that do not ship it by themselves. */
   wasm?: ArrayBuffer | Uint8Array | string | URL;
 }

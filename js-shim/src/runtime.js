@@ -6,6 +6,7 @@ import { AguiError, jsonArgument, stringArgument, unwrap } from './errors.js';
 import { feedBytes, heapText, loadCore, openDriver } from './core.js';
 import { releaser, releaseWhenCollected, weakRef } from './heap.js';
 import { driverConfig, randomId } from './options.js';
+import { Journal, loadThread } from './journal.js';
 import { PartialArgs } from './partial-args.js';
 import { ToolSet } from './tool-set.js';
 import { postRun } from './transport.js';
@@ -28,12 +29,13 @@ export class Runtime {
   #timers = new Map(); // key -> cancel function (approval and interrupt deadlines)
   #lastInput = null; // the last 'request' change: its input is parsed on demand
   #partials = new PartialArgs(); // each streaming call's arguments so far
+  #journal = null; // the thread kept in options.persist, when there is one
   #disposed = false;
   #unregisterFinalizer;
   #release;
 
-  /** @internal use createRuntime() */
-  constructor(core, tools, options, exported) {
+  /** @internal use createRuntime(); `loadFailure`: why options.persist's record could not be read */
+  constructor(core, tools, options, exported, loadFailure) {
     this.#core = core;
     this.#tools = tools;
     this.#options = options;
@@ -114,7 +116,25 @@ export class Runtime {
     this.thread = {
       export: () => this.#live() && unwrap(this.#driver.exportThread()),
     };
+    if (options.persist) this.#keepIn(options.persist, loadFailure);
     if (exported) this.#resumeImported();
+  }
+
+  #keepIn(store, loadFailure) {
+    this.#journal = new Journal({
+      store,
+      threadId: this.threadId,
+      snapshot: () => JSON.parse(this.#driver.exportThread()),
+      onFailure: (message) => this.#storageFailed(message),
+    });
+    if (loadFailure) {
+      this.#journal.stop(); // what could not be read is never written over
+      setTimeout(() => this.#storageFailed(loadFailure), 0); // after the caller's subscribe()
+    }
+  }
+
+  #storageFailed(message) {
+    if (!this.#disposed) this.#emit({ kind: 'storage_failed', threadId: this.threadId, message });
   }
 
   static #weakListener(ref) {
@@ -213,6 +233,7 @@ export class Runtime {
   dispose() {
     if (this.#disposed) return;
     this.abort('the runtime was disposed');
+    this.#journal?.close();
     for (const cancel of this.#timers.values()) cancel();
     this.#timers.clear();
     this.#disposed = true;
@@ -262,13 +283,30 @@ export class Runtime {
     this.#carryOut(step);
   }
 
-  #carryOut(step) {
+  // `streamed`: a step of a run's bytes, kept within the journal's interval; any other step that
+  // changed something is kept at once.
+  #carryOut(step, streamed = false) {
     if (this.#disposed) return;
     if (step.changes) this.#deliver(step.changes);
     if (step.deadline !== undefined) this.#armDeadline(step.deadline);
-    if (step.execute) for (const call of step.execute) this.#execute(call);
+    if (step.execute) this.#executeAll(step.execute);
     if (step.run) this.#post(step.run);
     if (step.done) this.#finish(step.done);
+    if (step.changes && !step.execute) this.#journal?.changed(!streamed);
+  }
+
+  // Write-ahead: with a store, the handlers start once the thread that says they run is durable,
+  // and only those the core still holds as running (an abort may have closed them meanwhile).
+  #executeAll(calls) {
+    if (!this.#journal || this.#journal.stopped) {
+      for (const call of calls) this.#execute(call);
+      return;
+    }
+    this.#journal.flush().then(() => {
+      if (this.#disposed) return;
+      const running = new Set(this.status.running);
+      for (const call of calls) if (running.has(call.toolCallId)) this.#execute(call);
+    });
   }
 
   #finish(done) {
@@ -304,7 +342,7 @@ export class Runtime {
       onBytes: (bytes) => {
         if (this.#run !== run || this.#disposed) return false;
         const step = feedBytes(this.#driver, run.runId, bytes);
-        this.#carryOut(step);
+        this.#carryOut(step, true);
         return !step.done && !step.stale; // false: stop reading
       },
       onEnd: () => {
@@ -401,10 +439,11 @@ export async function createRuntime(options = {}) {
     throw new AguiError('invalid_argument', 'createRuntime(): options.tools must be an array of tool definitions');
   }
   const core = await loadCore({ wasm: options.wasm });
+  const { thread, failure } = await savedThread(options);
   const tools = new ToolSet(core, options);
   let runtime = null;
   try {
-    runtime = new Runtime(core, tools, options, options.thread);
+    runtime = new Runtime(core, tools, options, thread, failure);
     for (const tool of options.tools ?? []) runtime.tools.register(tool);
     return runtime;
   } catch (e) {
@@ -413,4 +452,18 @@ export async function createRuntime(options = {}) {
     else tools.release();
     throw e;
   }
+}
+
+// The thread to open: options.thread, else what options.persist holds for options.threadId.
+async function savedThread(options) {
+  const { persist: store, threadId, thread } = options;
+  if (store === undefined) return { thread };
+  if (!store || typeof store.load !== 'function' || typeof store.save !== 'function') {
+    throw new AguiError(
+      'invalid_argument',
+      'createRuntime(): options.persist must be a thread store (an object with load() and save(); see memoryStore(), indexedDbStore())',
+    );
+  }
+  if (thread !== undefined || threadId === undefined) return { thread };
+  return loadThread(store, stringArgument('createRuntime(): options.threadId', threadId));
 }

@@ -35,6 +35,7 @@ export async function measureRounds({
   tool = () => 'noop',
   args = (i) => ({ i }),
   messagePerCall = false,
+  options = {}, // more createRuntime() options (persist, for the journal's cost)
 }) {
   const samples = [];
   let lastChunkAt = 0;
@@ -53,7 +54,7 @@ export async function measureRounds({
   };
   for (let t = 0; t < warmup + turns; t += 1) {
     turnNo = t;
-    const runtime = await createRuntime({ url: URL_, fetch, tools, repeatLimit: 0 });
+    const runtime = await createRuntime({ url: URL_, fetch, tools, repeatLimit: 0, ...options });
     if (t % 50 === 0) gc();
     followUpAt = 0;
     let timer;

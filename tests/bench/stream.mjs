@@ -12,8 +12,8 @@ const URL_ = 'http://bench.invalid/agent';
 const THREAD = 'bench-thread';
 
 /** (a): send() to its resolution; every change reaches a subscriber. Returns {ms, changes, runtime} (not disposed). */
-export async function runRuntime(fetch, { keep = false } = {}) {
-  const runtime = await createRuntime({ url: URL_, fetch, threadId: THREAD });
+export async function runRuntime(fetch, { keep = false, options = {} } = {}) {
+  const runtime = await createRuntime({ url: URL_, fetch, threadId: THREAD, ...options });
   const kinds = new Map();
   let changes = 0;
   runtime.subscribe((change) => {

@@ -3,6 +3,8 @@
 // if a declaration drifts from what a user writes, this stops compiling.
 import {
   createRuntime,
+  memoryStore,
+  type ThreadStore,
   init,
   browserTools,
   getCurrentLocation,
@@ -125,6 +127,8 @@ function describeChange(change: Change): string {
     }
     case 'tools_changed':
       return 'tools changed';
+    case 'storage_failed':
+      return `thread ${change.threadId} kept in memory only: ${change.message}`;
     case 'problem':
       return `${change.fatal ? 'fatal ' : ''}${change.code} at #${change.index} (${change.eventType}): ${change.message}`;
     default: {
@@ -160,7 +164,10 @@ async function main(): Promise<void> {
   for (const definition of browserTools.all) console.log(definition.name, definition.defaultEnabled ?? true);
   const panel: ToolInfo[] = runtime.tools.list();
   console.log(panel.map((t) => `${t.summary}: ${t.enabled ? 'on' : 'off'}${t.needsApproval ? ' (asks)' : ''}`));
-  console.log(runtime.tools.catalog().map((c) => c.name), runtime.tools.advertise().map((t) => t.name));
+  console.log(
+    runtime.tools.catalog().map((c) => c.name),
+    runtime.tools.advertise().map((t) => t.name),
+  );
 
   const unsubscribe = runtime.subscribe((change) => {
     console.log(describeChange(change));
@@ -180,18 +187,35 @@ async function main(): Promise<void> {
   if (result.reason === 'run_error') console.error(result.code, result.message);
   const messages: Message[] = runtime.messages;
   for (const m of messages) {
-    if (m.role === 'assistant') console.log(m.content ?? '', m.toolCalls?.map((c) => c.function.arguments));
+    if (m.role === 'assistant')
+      console.log(
+        m.content ?? '',
+        m.toolCalls?.map((c) => c.function.arguments),
+      );
     else if (m.role === 'tool') console.log(m.toolCallId, m.error ?? m.content);
   }
   await runtime.send([{ role: 'user', content: 'And in Rome?' }]);
   const status: Status = runtime.status;
-  console.log(status.phase, status.round, status.pendingApprovals.length, status.pendingInterrupts.length, status.running);
+  console.log(
+    status.phase,
+    status.round,
+    status.pendingApprovals.length,
+    status.pendingInterrupts.length,
+    status.running,
+  );
   console.log(runtime.approvals.pending(), runtime.interrupts.pending(), runtime.state, runtime.lastInput?.runId);
 
   // Threads: export, store as JSON, restore; open a sibling.
   const exported: ExportedThread = runtime.thread.export();
   const stored = JSON.stringify(exported);
-  const restored = await createRuntime({ url: new URL('http://localhost:8000/agent'), thread: JSON.parse(stored) as ExportedThread });
+  const restored = await createRuntime({
+    url: new URL('http://localhost:8000/agent'),
+    thread: JSON.parse(stored) as ExportedThread,
+  });
+  const store: ThreadStore = memoryStore();
+  const kept = await createRuntime({ url: 'http://localhost:8000/agent', persist: store, threadId: 'thread-1' });
+  const sidebar: string[] = (await store.list()).map((t) => t.threadId);
+  await store.delete(sidebar[0] ?? kept.threadId);
   const resumed: TurnResult | undefined = await restored.resumed;
   console.log(resumed?.reason, restored.threadId);
   const sibling = runtime.openThread({ threadId: 'thread-2', maxRounds: 2 });

@@ -27,7 +27,8 @@ namespace agui {
   X(kLimitExceeded, "limit_exceeded")       \
   X(kProtocol, "protocol")                  \
   X(kTransport, "transport")                \
-  X(kInternal, "internal")
+  X(kInternal, "internal")                  \
+  X(kStorageFailed, "storage_failed") /* the shim's: a thread store failed */
 
 enum class ErrorCode {
 #define AGUI_X(id, wire) id,

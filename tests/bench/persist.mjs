@@ -1,0 +1,98 @@
+// What createRuntime({persist}) costs, beside the same runtime without it, in one process: the 22k-event
+// stream (a thread written when the message is sent, at most once a second while the run streams, and at
+// its end), a tool round (the write-ahead write before the handler starts, then one after the results),
+// and one write of threads of growing size (the export a write takes, and the copy a store keeps).
+// The store is memoryStore(): what the runtime itself spends; a real store's I/O comes on top.
+//   node --expose-gc tests/bench/persist.mjs [--reps=5]
+import { memoryStore } from '../../js-shim/src/storage.js';
+import { createRuntime } from '../../js-shim/src/node.js';
+import { fmtNum, gc, median, streamFetch, NOOP } from './common.mjs';
+import { makeStream } from './generate.mjs';
+import { measureRounds } from './rounds.mjs';
+import { runRuntime } from './stream.mjs';
+
+const reps = Number(process.argv.find((a) => a.startsWith('--reps='))?.slice(7) ?? 5);
+
+/** A store that counts the writes it is asked for. */
+function countingStore() {
+  const store = memoryStore();
+  const counted = { writes: 0, load: (id) => store.load(id) };
+  counted.save = (id, snapshot) => {
+    counted.writes += 1;
+    return store.save(id, snapshot);
+  };
+  return counted;
+}
+
+async function streamCost() {
+  const stream = makeStream(22_000);
+  const fetch = streamFetch(stream);
+  const plain = [];
+  const kept = [];
+  let writes = 0;
+  for (let r = 0; r < reps + 1; r += 1) {
+    const store = countingStore();
+    const a = await runRuntime(fetch);
+    const b = await runRuntime(fetch, { options: { persist: store } });
+    if (r === 0) continue; // warm-up
+    plain.push(a.ms);
+    kept.push(b.ms);
+    writes = store.writes;
+  }
+  return { events: stream.events.length, plain: median(plain), kept: median(kept), writes };
+}
+
+async function roundCost() {
+  const tools = [{ ...NOOP, handler: () => 'noop' }];
+  const run = (options) => measureRounds({ turns: 200, calls: 1, tools, options });
+  const plain = [];
+  const kept = [];
+  for (let r = 0; r < reps; r += 1) {
+    plain.push(median(await run({})));
+    kept.push(median(await run({ persist: memoryStore() })));
+  }
+  return { plain: median(plain), kept: median(kept) };
+}
+
+/** µs for one write of a thread of `messages` messages (its export, and the store's copy). */
+async function writeCost(messages) {
+  const events = [];
+  for (let i = 0; i < messages; i += 1)
+    events.push({
+      type: 'TEXT_MESSAGE_CHUNK',
+      messageId: `m${i}`,
+      role: 'assistant',
+      delta: `message ${i} `.repeat(8),
+    });
+  const fetch = async (url, init) => {
+    const { threadId, runId } = JSON.parse(init.body);
+    const all = [{ type: 'RUN_STARTED', threadId, runId }, ...events, { type: 'RUN_FINISHED', threadId, runId }];
+    return new Response(all.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(''), {
+      headers: { 'content-type': 'text/event-stream' },
+    });
+  };
+  const runtime = await createRuntime({ url: 'http://bench.invalid/agent', fetch });
+  await runtime.send('fill');
+  const store = memoryStore();
+  const samples = [];
+  for (let r = 0; r < reps * 4; r += 1) {
+    gc();
+    const t0 = performance.now();
+    await store.save(runtime.threadId, runtime.thread.export());
+    samples.push((performance.now() - t0) * 1000);
+  }
+  runtime.dispose();
+  return median(samples);
+}
+
+const stream = await streamCost();
+const round = await roundCost();
+console.log(`persist: memoryStore() beside no store, median of ${reps}`);
+console.log(
+  `  22k stream (${stream.events} events): ${fmtNum(stream.plain, 1)} ms → ${fmtNum(stream.kept, 1)} ms, ${fmtNum(stream.kept / stream.plain, 2)}x; ${stream.writes} writes; ${fmtNum(((stream.kept - stream.plain) * 1000) / stream.events, 3)} µs per event`,
+);
+console.log(
+  `  tool round, 1 call: ${fmtNum(round.plain, 1)} µs → ${fmtNum(round.kept, 1)} µs, ${fmtNum(round.kept / round.plain, 2)}x (${fmtNum(round.kept - round.plain, 1)} µs per call: the write-ahead write)`,
+);
+for (const n of [10, 100, 1000])
+  console.log(`  one write, a thread of ${n} messages: ${fmtNum(await writeCost(n), 1)} µs`);

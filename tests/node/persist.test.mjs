@@ -1,0 +1,154 @@
+// createRuntime({persist}): the thread kept in a store and brought back from it, through the
+// public API. The store here is a plain object (the adapter interface a page writes for any
+// store); what it holds is read back by a second runtime, as a reload would. Write-ahead: a
+// handler starts only once the store holds its call as running, so a "crash" at any point after
+// never runs it twice.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  T,
+  open,
+  record,
+  nextChange,
+  deferred,
+  scriptedFetch,
+  callEvents,
+  toolMessages,
+  assertEveryCallAnsweredOnce,
+  assertErrorResult,
+} from './helpers.mjs';
+
+const URL_ = 'http://agent.test/run';
+const reply = (text) => [{ type: 'TEXT_MESSAGE_CHUNK', messageId: `m-${text}`, role: 'assistant', delta: text }];
+
+/** A store in a Map, copying what it is given (as IndexedDB does); `saves` counts the writes. */
+function mapStore({ failSave = null, failLoad = null } = {}) {
+  const records = new Map();
+  const store = {
+    records,
+    saves: 0,
+    async load(threadId) {
+      if (failLoad) throw failLoad;
+      return records.has(threadId) ? structuredClone(records.get(threadId)) : null;
+    },
+    async save(threadId, snapshot) {
+      if (failSave) throw failSave;
+      store.saves += 1;
+      await new Promise((r) => setTimeout(r, 1)); // durable a moment later, as a real store
+      records.set(threadId, structuredClone(snapshot));
+    },
+  };
+  return store;
+}
+
+/** The status the stored thread gives the call (as the export writes it), or undefined. */
+const storedCallStatus = (store, threadId, callId) =>
+  store.records.get(threadId)?.calls?.find((c) => c.toolCallId === callId)?.status;
+
+test('a turn is kept in the store, and a new runtime on the same thread has every message', T, async (t) => {
+  const store = mapStore();
+  const { fetch } = scriptedFetch((input, n) => (n === 0 ? callEvents('c1', 'probe', { a: 1 }) : reply('done')));
+  const probe = { name: 'probe', description: 'p', parameters: { type: 'object' }, handler: () => 'ok' };
+  const first = await open(t, { url: URL_, fetch, tools: [probe], persist: store, threadId: 'th-1' });
+  assert.equal((await first.send('go')).reason, 'done');
+  await new Promise((r) => setTimeout(r, 20)); // the last write lands
+  const second = await open(t, { url: URL_, fetch, tools: [probe], persist: store, threadId: 'th-1' });
+  assert.deepEqual(second.messages, first.messages);
+  assert.ok(store.saves >= 3, `written at each point that matters (${store.saves})`);
+});
+
+test('write-ahead: the handler starts only once the store holds its call as running', T, async (t) => {
+  const store = mapStore();
+  const seenAtStart = [];
+  const handlerRan = deferred();
+  const probe = {
+    name: 'probe',
+    description: 'p',
+    parameters: { type: 'object' },
+    handler: (args, ctx) => {
+      seenAtStart.push(storedCallStatus(store, 'th-2', ctx.toolCallId));
+      handlerRan.resolve();
+      return new Promise(() => {}); // never settles: the page "crashes" while it runs
+    },
+  };
+  const { fetch } = scriptedFetch((input, n) => (n === 0 ? callEvents('c1', 'probe') : reply('after')));
+  const first = await open(t, { url: URL_, fetch, tools: [probe], persist: store, threadId: 'th-2' });
+  first.send('go');
+  await handlerRan.promise;
+  assert.deepEqual(seenAtStart, ['running'], 'durable before the handler started');
+
+  // A reload: a new runtime from the store. The call is closed as one that may have completed,
+  // its handler is not run again, and the turn goes on with the closed call.
+  const runs = [];
+  const again = { ...probe, handler: () => runs.push('ran again') };
+  const second = await open(t, { url: URL_, fetch, tools: [again], persist: store, threadId: 'th-2' });
+  await nextChange(second, 'turn_ended');
+  assert.deepEqual(runs, []);
+  assertEveryCallAnsweredOnce(second.messages);
+  assertErrorResult(toolMessages(second.messages)[0], /may have completed/);
+});
+
+test('an approval pending at a reload comes back pending, and runs once when approved', T, async (t) => {
+  const store = mapStore();
+  const runs = [];
+  const del = {
+    name: 'delete_file',
+    description: 'd',
+    parameters: { type: 'object' },
+    requiresApproval: true,
+    handler: () => runs.push('deleted') && 'ok',
+  };
+  const { fetch } = scriptedFetch((input, n) => (n === 0 ? callEvents('c1', 'delete_file') : reply('deleted')));
+  const first = await open(t, { url: URL_, fetch, tools: [del], persist: store, threadId: 'th-3' });
+  const asked = nextChange(first, 'approval_requested');
+  first.send('delete');
+  await asked;
+  await new Promise((r) => setTimeout(r, 20));
+  first.dispose(); // the tab goes away (dispose writes the thread as it is: the approval stays pending)
+
+  const second = await open(t, { url: URL_, fetch, tools: [del], persist: store, threadId: 'th-3' });
+  assert.deepEqual(
+    second.approvals.pending().map((a) => a.toolCallId),
+    ['c1'],
+  );
+  second.approvals.approve('c1');
+  assert.equal((await second.resumed).reason, 'done');
+  assert.deepEqual(runs, ['deleted']);
+  assertEveryCallAnsweredOnce(second.messages);
+});
+
+test('a store that fails to save: one storage_failed change, and the turn goes on in memory', T, async (t) => {
+  const store = mapStore({ failSave: new Error('disk full') });
+  const { fetch } = scriptedFetch((input, n) => (n === 0 ? callEvents('c1', 'probe') : reply('done')));
+  const probe = { name: 'probe', description: 'p', parameters: { type: 'object' }, handler: () => 'ok' };
+  const runtime = await open(t, { url: URL_, fetch, tools: [probe], persist: store, threadId: 'th-4' });
+  const log = record(runtime);
+  assert.equal((await runtime.send('go')).reason, 'done');
+  const failed = log.of('storage_failed');
+  assert.equal(failed.length, 1, 'told once, not at every write');
+  assert.equal(failed[0].threadId, 'th-4');
+  assert.match(failed[0].message, /saving thread 'th-4' failed: disk full/);
+  assertEveryCallAnsweredOnce(runtime.messages);
+  assert.equal(toolMessages(runtime.messages)[0].content, 'ok', 'the handler ran: memory goes on');
+});
+
+test('a record that cannot be read is reported, never written over, and the runtime works in memory', T, async (t) => {
+  const store = mapStore({ failLoad: new Error("record 'th-5' was written by a newer version (format 2)") });
+  const { fetch } = scriptedFetch(() => reply('hello'));
+  const runtime = await open(t, { url: URL_, fetch, persist: store, threadId: 'th-5' });
+  const failed = nextChange(runtime, 'storage_failed');
+  assert.match((await failed).message, /loading thread 'th-5' failed: .*newer version \(format 2\)/);
+  assert.equal((await runtime.send('hi')).reason, 'done');
+  assert.equal(store.saves, 0, 'nothing written over the record it could not read');
+});
+
+test('persist must be a store', async () => {
+  const { createRuntime, AguiError } = await import('../../js-shim/src/node.js');
+  await assert.rejects(
+    createRuntime({ url: URL_, persist: { load() {} } }),
+    (e) =>
+      e instanceof AguiError &&
+      e.code === 'invalid_argument' &&
+      /options\.persist must be a thread store/.test(e.message),
+  );
+});
