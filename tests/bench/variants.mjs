@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { makeStream } from './generate.mjs';
 import { coreHeaders, coreSources, median, noopRegistry, nowArgs, scriptedRun } from './common.mjs';
-import { analyse } from './wasm-size.mjs';
+import { sizeTable } from './size-table.mjs';
 import { feedBytes, heapText } from '../../js-shim/src/core.js';
 
 const run = promisify(execFile);
@@ -230,13 +230,13 @@ async function compare(reps) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   await build();
   const names = path.join(OUT, 'shipped-names/agui_core.wasm');
-  const size = analyse(names);
+  const size = sizeTable({ file: names, withPackage: false });
   console.log(
-    `size attribution (${path.relative(ROOT, names)}, code section ${(size.sections.code / 1024).toFixed(1)} KB, data ${(size.sections.data / 1024).toFixed(1)} KB):`,
+    `size attribution (${path.relative(ROOT, names)}, code section ${(size.codeBytes / 1024).toFixed(1)} KB, data ${(size.dataBytes / 1024).toFixed(1)} KB):`,
   );
-  for (const [cat, c] of size.categories)
+  for (const g of size.groups)
     console.log(
-      `  ${(c.bytes / 1024).toFixed(1).padStart(7)} KB ${((100 * c.bytes) / size.sections.code).toFixed(1).padStart(5)}%  ${cat}`,
+      `  ${(g.bytes / 1024).toFixed(1).padStart(7)} KB ${(100 * g.share).toFixed(1).padStart(5)}%  ${g.group}`,
     );
   if (process.argv.includes('--build-only')) process.exit(0);
   const reps = Number(process.argv.find((a) => a.startsWith('--reps='))?.slice(7) ?? 5);
