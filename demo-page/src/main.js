@@ -1,18 +1,25 @@
 // The demo page: wires the agui-client-tools runtime (imported as an app would) to the thread
-// list, the conversation views, the composer, the tools panel and the debug drawer.
-import { MAX_FRONTEND_TOOL_ROUNDS, browserTools, createRuntime } from 'agui-client-tools';
+// list, the conversation views, the composer, the tools panel and the debug drawer. The threads
+// are kept by the runtime itself (createRuntime({persist}) with an IndexedDB store): the page only
+// lists them, deletes them, and remembers which one was open.
+import {
+  MAX_FRONTEND_TOOL_ROUNDS,
+  browserTools,
+  createRuntime,
+  indexedDbStore,
+  memoryStore,
+} from 'agui-client-tools';
 import { createComposer } from './composer.js';
 import { createDebugDrawer } from './debug-drawer.js';
 import { h, textOf, truncate } from './dom.js';
-import { ThreadStore, loadThreads } from './thread-store.js';
 import { ThreadView } from './thread-view.js';
 import { createToolsPanel, restoreToggles } from './tools-panel.js';
 
 const MAX_ROUNDS = MAX_FRONTEND_TOOL_ROUNDS;
 const $ = (id) => document.getElementById(id);
 
-const threads = new Map(); // threadId -> {runtime, view, title, updatedAt}
-let order = []; // threadIds, most recent first
+const threads = new Map(); // threadId -> {runtime, view, title, asked}
+let order = []; // threadIds, most recent first (as store.list() gives them)
 let activeId = null;
 let labelCache = null;
 let panel = null; // the tools panel, once the runtime is up
@@ -28,7 +35,28 @@ const autoscroll = new ResizeObserver(() => {
   if (stick) scroller.scrollTop = scroller.scrollHeight;
 });
 
-const store = new ThreadStore({ onError: (text) => banner(text) });
+// Which thread was open, for the next load: a UI preference like the tools' toggles. The threads
+// themselves are in the runtime's store, never here.
+const ACTIVE_KEY = 'agui-demo/active-thread';
+
+function rememberActive(threadId) {
+  try {
+    localStorage.setItem(ACTIVE_KEY, threadId);
+  } catch {
+    // (a page without localStorage opens the newest thread)
+  }
+}
+
+function rememberedActive() {
+  try {
+    return localStorage.getItem(ACTIVE_KEY);
+  } catch {
+    return null;
+  }
+}
+
+// The threads' store, shared by every runtime the page opens (openThread() passes it on).
+let store = null;
 
 function banner(text) {
   const el = $('banner');
@@ -60,30 +88,21 @@ function titleOf(runtime) {
 
 const countAsked = (runtime) => runtime.messages.filter((m) => m.role === 'user').length;
 
-function persist(threadId) {
-  store.schedule(threadId, () => {
-    const t = threads.get(threadId);
-    if (!t) return null;
-    return { title: t.title, updatedAt: t.updatedAt, export: t.runtime.thread.export(), notes: t.view.notes };
-  });
-}
-
-function adopt(runtime, record) {
-  const t = {
-    runtime,
-    title: record?.title || titleOf(runtime),
-    updatedAt: record?.updatedAt ?? new Date().toISOString(),
-    asked: countAsked(runtime),
-  };
+function adopt(runtime) {
+  const t = { runtime, title: titleOf(runtime), asked: countAsked(runtime) };
   let frame = 0;
   t.view = new ThreadView({
     runtime,
-    notes: record?.notes ?? [],
     maxRounds: MAX_ROUNDS,
     labels,
     onChange: (change) => {
       debug.log(runtime.threadId, change);
       if (change.kind === 'event') return;
+      if (change.kind === 'storage_failed') {
+        // The runtime goes on in memory: the thread is whole until the page closes.
+        banner(`This thread may not survive a reload: ${change.message}`);
+        return;
+      }
       if (change.kind === 'tools_changed') {
         // Every thread hears it (the tools are shared); the active one updates the page.
         if (runtime.threadId !== activeId) return;
@@ -96,12 +115,10 @@ function adopt(runtime, record) {
       if (change.kind === 'messages_replaced') t.asked = countAsked(runtime);
       if (change.kind === 'message_added' && change.message.role === 'user') {
         t.asked += 1;
-        t.updatedAt = new Date().toISOString();
         if (!t.title) t.title = truncate(textOf(change.message.content).replace(/\s+/g, ' '), 60);
+        // Sent, so saved now: the store lists it first too.
         order = [runtime.threadId, ...order.filter((id) => id !== runtime.threadId)];
-        saveIndex();
       }
-      persist(runtime.threadId);
       if (!frame) {
         frame = requestAnimationFrame(() => {
           frame = 0;
@@ -118,25 +135,21 @@ function adopt(runtime, record) {
   return t;
 }
 
-function saveIndex() {
-  store.saveIndex(order, activeId);
-}
-
 function activate(threadId) {
   if (!threads.has(threadId)) return;
   activeId = threadId;
   for (const [id, t] of threads) t.view.el.hidden = id !== threadId;
-  saveIndex();
+  rememberActive(threadId);
   refresh(threadId);
   stick = true;
   active().view.scrollToEnd();
   composer.focus();
 }
 
+/** A new thread (kept in the store, inherited from the first runtime, once it has a message). */
 function newThread() {
   const t = adopt(anyRuntime().openThread());
   order = [t.runtime.threadId, ...order];
-  persist(t.runtime.threadId);
   activate(t.runtime.threadId);
 }
 
@@ -149,11 +162,25 @@ function deleteThread(threadId) {
   t.runtime.dispose();
   threads.delete(threadId);
   if (root === t.runtime) root = null;
-  store.remove(threadId);
   order = order.filter((id) => id !== threadId);
   if (activeId === threadId) activate(order[0]);
-  else saveIndex();
   renderThreadList();
+  forget(threadId);
+}
+
+/**
+ * Removes a disposed runtime's thread from the store. dispose() writes the thread one last time,
+ * after the write it may have in flight, and does not say when: a delete queued behind the first
+ * of those writes could be undone by the second, so it is deleted again once the first delete has
+ * landed (IndexedDB runs the writes of one store in the order they were made).
+ */
+async function forget(threadId) {
+  try {
+    await store.delete(threadId);
+    await store.delete(threadId);
+  } catch (e) {
+    banner(`The thread could not be deleted from storage: ${e?.message ?? e}`);
+  }
 }
 
 let listKey = '';
@@ -307,7 +334,26 @@ function setupChrome() {
     newThread();
     document.body.classList.remove('threads-open');
   });
-  window.addEventListener('pagehide', () => store.flush());
+}
+
+/** The store the runtimes keep their threads in: IndexedDB, or this page's memory without it. */
+function openStore() {
+  try {
+    return indexedDbStore({ name: 'agui-demo' });
+  } catch (e) {
+    banner(`Threads will not survive a reload: ${e?.message ?? e}`);
+    return memoryStore();
+  }
+}
+
+/** The saved threads, newest first; none when the store cannot be read (said on the banner). */
+async function savedThreads() {
+  try {
+    return await store.list();
+  } catch (e) {
+    banner(`The saved threads could not be listed: ${e?.message ?? e}`);
+    return [];
+  }
 }
 
 async function boot() {
@@ -319,37 +365,33 @@ async function boot() {
     browserTools.readClipboard,
     browserTools.requestUserApproval,
   ];
-  const saved = loadThreads();
-  const options = { url: '/agent', wasm, maxRounds: MAX_ROUNDS, tools };
-  let first;
-  let records = saved.records;
-  try {
-    first = await createRuntime({ ...options, thread: records[0]?.export });
-  } catch (e) {
-    if (!records.length) throw e;
-    banner(`A saved thread could not be restored (${e?.message ?? e}); it was dropped.`);
-    store.remove(records[0].threadId);
-    records = records.slice(1);
-    first = await createRuntime(options);
-    records = [{ fresh: true }, ...records];
-  }
-  root = first;
-  restoreToggles(first);
-  adopt(first, records[0]?.fresh ? null : records[0]);
-  for (const record of records.slice(1)) {
+  store = openStore();
+  const saved = await savedThreads();
+  const wanted = rememberedActive();
+  const first = saved.find((row) => row.threadId === wanted) ?? saved[0];
+  // The runtime loads the thread it is given by id (a record it cannot read is a storage_failed
+  // change, and that thread goes on in memory); without one, it starts a new thread.
+  const options = { url: '/agent', wasm, maxRounds: MAX_ROUNDS, tools, persist: store };
+  root = await createRuntime({ ...options, threadId: first?.threadId });
+  restoreToggles(root);
+  adopt(root);
+  // The others share its tools (and their toggles): openThread() with the thread the store holds,
+  // kept in the same store.
+  for (const row of saved) {
+    if (row.threadId === root.threadId) continue;
     try {
-      adopt(first.openThread({ thread: record.export }), record);
+      const thread = await store.load(row.threadId);
+      if (thread) adopt(root.openThread({ thread }));
     } catch (e) {
-      banner(`A saved thread could not be restored (${e?.message ?? e}); it was dropped.`);
-      store.remove(record.threadId);
+      banner(`A saved thread could not be restored (${e?.message ?? e}); it is left in storage as it was.`);
     }
   }
-  order = [...threads.keys()];
-  for (const t of threads.values()) persist(t.runtime.threadId); // a fresh first thread is saved too
+  order = saved.map((row) => row.threadId).filter((id) => threads.has(id));
+  if (!order.includes(root.threadId)) order.unshift(root.threadId); // a new thread
 
   panel = createToolsPanel($('tools-panel'), anyRuntime);
   composer.refreshChips();
-  activate(threads.has(saved.active) ? saved.active : order[0]);
+  activate(root.threadId);
   document.body.dataset.ready = 'true';
 }
 

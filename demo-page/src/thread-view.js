@@ -24,7 +24,7 @@ export class ThreadView {
    */
   constructor({ runtime, notes = [], maxRounds, labels, onChange }) {
     this.runtime = runtime;
-    this.notes = notes; // persisted beside the exported thread
+    this.notes = notes; // this page's only: the runtime's store keeps the messages, not these
     this.maxRounds = maxRounds;
     this.labels = labels;
     this.onChange = onChange;
@@ -298,7 +298,7 @@ export class ThreadView {
         for (const interrupt of change.interrupts) this.showInterrupt(interrupt);
         break;
       case 'interrupt_answered': {
-        // The card says it live; the note keeps it for the thread after a reload.
+        // The card says it live; the note keeps it when the thread is drawn again (messages_replaced).
         const card = this.interrupts.get(change.interruptId);
         const said = card?.answered(change.status);
         this.addNote('interrupt', card ? `“${card.message}” ${said}` : `Interrupt ${change.status}.`, {

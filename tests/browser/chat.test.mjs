@@ -2,7 +2,16 @@
 // snapshots, a RUN_ERROR shown in place, HTML shown as text, and threads kept across a reload.
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { flow, lastAssistantText, screenshot, send, startHarness, toolCards, turnEnded } from './harness.mjs';
+import {
+  flow,
+  lastAssistantText,
+  screenshot,
+  send,
+  startHarness,
+  toolCards,
+  turnEnded,
+  waitForStored,
+} from './harness.mjs';
 
 let harness;
 before(async () => {
@@ -69,7 +78,13 @@ flow(
     assert.match(await lastAssistantText(page), /There are 3,000 permits in 7 types/);
     await chart.scrollIntoViewIfNeeded();
     await screenshot(page, 'chart');
-    // The chart is part of the thread: a reload draws it again, with the cards in their final state.
+    // The chart is part of the thread: a reload draws it again, with the cards in their final state
+    // (once the runtime's store holds the ended turn).
+    await waitForStored(
+      page,
+      (rows) => rows[0]?.snapshot.messages.some((m) => /There are 3,000 permits/.test(m.content)),
+      'the thread with the chart',
+    );
     await page.reload();
     await page.waitForSelector('body[data-ready="true"]');
     await chart.waitFor({ timeout: 30000 });
@@ -148,7 +163,7 @@ flow(
 
 flow(
   () => harness,
-  'threads: a second thread, both restored from localStorage after a reload',
+  "threads: a second thread, both restored from the runtime's IndexedDB store after a reload",
   {},
   async ({ page }) => {
     await send(page, 'hello');
@@ -160,6 +175,15 @@ flow(
     await turnEnded(page, 'done');
     assert.match(await lastAssistantText(page), /made it 1/);
     const before = await page.$$eval('.thread-item', (items) => items.map((i) => i.dataset.threadId));
+    // Both are in the runtime's store, newest first, the second with its ended turn.
+    await waitForStored(
+      page,
+      (rows) =>
+        rows.length === 2 &&
+        rows[0].threadId === before[0] &&
+        rows[0].snapshot.messages.some((m) => /made it 1/.test(m.content)),
+      'both threads',
+    );
     await page.reload();
     await page.waitForSelector('body[data-ready="true"]');
     const restored = await page.$$eval('.thread-item', (items) =>

@@ -2,7 +2,17 @@
 // approved and rejected, an AG-UI interrupt answered through its generated form, and the round cap.
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { flow, lastAssistantText, screenshot, send, setTool, startHarness, toolCards, turnEnded } from './harness.mjs';
+import {
+  flow,
+  lastAssistantText,
+  screenshot,
+  send,
+  setTool,
+  startHarness,
+  toolCards,
+  turnEnded,
+  waitForStored,
+} from './harness.mjs';
 
 let harness;
 before(async () => {
@@ -72,6 +82,13 @@ flow(
   {},
   async ({ page }) => {
     await askForApproval(page);
+    // Once the runtime's store holds the call waiting on the user.
+    const [call] = await toolCards(page);
+    await waitForStored(
+      page,
+      (rows) => rows[0]?.snapshot.calls.some((c) => c.toolCallId === call.id && c.status === 'pending_approval'),
+      'the thread with the call waiting',
+    );
     await page.reload();
     await page.waitForSelector('body[data-ready="true"]');
     const card = page.locator('.tool-card[data-name="request_user_approval"] .approval-card');

@@ -169,3 +169,45 @@ export function toolCards(page) {
     })),
   );
 }
+
+/**
+ * The threads the demo's store holds (IndexedDB database "agui-demo", read directly, not through
+ * the page's code): [{threadId, updatedAt, snapshot}], newest first; [] before the first save.
+ */
+export function storedThreads(page) {
+  return page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const request = indexedDB.open('agui-demo');
+        // No database yet: opening must not create one (the page's store creates it, with its table).
+        request.onupgradeneeded = () => request.transaction.abort();
+        request.onerror = (event) => {
+          event.preventDefault();
+          resolve([]);
+        };
+        request.onsuccess = () => {
+          const db = request.result;
+          const tx = db.transaction('threads', 'readonly');
+          const all = tx.objectStore('threads').getAll();
+          all.onsuccess = () => {
+            db.close();
+            const rows = all.result.map(({ threadId, updatedAt, snapshot }) => ({ threadId, updatedAt, snapshot }));
+            resolve(rows.sort((a, b) => b.updatedAt - a.updatedAt));
+          };
+          all.onerror = () => reject(all.error);
+        };
+      }),
+  );
+}
+
+/** Waits until `test(storedThreads)` holds (a write is durable once it shows here), and returns them. */
+export async function waitForStored(page, test, what = 'the stored threads', timeout = 15000) {
+  const until = Date.now() + timeout;
+  for (;;) {
+    const rows = await storedThreads(page);
+    if (test(rows)) return rows;
+    if (Date.now() > until)
+      throw new Error(`timed out waiting for ${what}; stored: ${JSON.stringify(rows).slice(0, 2000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
