@@ -13,6 +13,10 @@ import { postRun } from './transport.js';
 import { runHandler } from './handlers.js';
 import { schedule } from './timers.js';
 
+// The threads each store keeps for a runtime of this tab: a second runtime on one of them works in
+// memory (two writers would undo each other's writes).
+const keptThreads = new WeakMap(); // store -> Set of threadIds
+
 // A stream that sends nothing (not even a comment) for this long is cut off.
 const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 
@@ -127,10 +131,18 @@ export class Runtime {
       snapshot: () => JSON.parse(this.#driver.exportThread()),
       onFailure: (message) => this.#storageFailed(message),
     });
-    if (loadFailure) {
-      this.#journal.stop(); // what could not be read is never written over
-      setTimeout(() => this.#storageFailed(loadFailure), 0); // after the caller's subscribe()
+    if (!keptThreads.has(store)) keptThreads.set(store, new Set());
+    const kept = keptThreads.get(store);
+    const why = kept.has(this.threadId)
+      ? `thread '${this.threadId}' is already kept in this store by another runtime of this page; this one works in memory`
+      : loadFailure;
+    if (why) {
+      this.#journal.stop(); // what could not be read, or another runtime keeps, is never written over
+      setTimeout(() => this.#storageFailed(why), 0); // after the caller's subscribe()
+      return;
     }
+    kept.add(this.threadId);
+    this.#journal.release = () => kept.delete(this.threadId);
   }
 
   #storageFailed(message) {
@@ -234,6 +246,7 @@ export class Runtime {
     if (this.#disposed) return;
     this.abort('the runtime was disposed');
     this.#journal?.close();
+    this.#journal?.release?.();
     for (const cancel of this.#timers.values()) cancel();
     this.#timers.clear();
     this.#disposed = true;

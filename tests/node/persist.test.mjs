@@ -152,3 +152,24 @@ test('persist must be a store', async () => {
       /options\.persist must be a thread store/.test(e.message),
   );
 });
+
+test('two runtimes of one page on one stored thread: the second says so and works in memory', T, async (t) => {
+  const store = mapStore();
+  const { fetch } = scriptedFetch(() => reply('hello'));
+  const first = await open(t, { url: URL_, fetch, persist: store, threadId: 'th-6' });
+  const second = await open(t, { url: URL_, fetch, persist: store, threadId: 'th-6' });
+  const failed = await nextChange(second, 'storage_failed');
+  assert.match(failed.message, /thread 'th-6' is already kept in this store by another runtime of this page/);
+  assert.equal((await second.send('hi')).reason, 'done', 'it works in memory');
+  assert.equal((await first.send('hi')).reason, 'done');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(store.records.get('th-6').messages.length, first.messages.length, 'the store holds the first one');
+  const kept = first.messages;
+  first.dispose();
+  await new Promise((r) => setTimeout(r, 20));
+  const third = await open(t, { url: URL_, fetch, persist: store, threadId: 'th-6' });
+  const log = record(third);
+  assert.deepEqual(third.messages, kept, 'once the first is disposed, the thread is kept by the next');
+  await new Promise((r) => setTimeout(r, 10));
+  assert.deepEqual(log.of('storage_failed'), []);
+});
