@@ -233,6 +233,14 @@ export class Runtime {
     if (!options || typeof options !== 'object')
       throw new AguiError('invalid_argument', 'openThread() takes an options object');
     const { thread, ...rest } = options;
+    const persist = 'persist' in rest ? rest.persist : this.#options.persist;
+    if (persist !== undefined && rest.threadId !== undefined && thread === undefined) {
+      // It cannot load (it is synchronous), and a new thread under a stored id would be written over it.
+      throw new AguiError(
+        'invalid_argument',
+        'openThread(): a threadId with persist: open a stored thread with createRuntime({ persist, threadId }), which loads it',
+      );
+    }
     try {
       return new Runtime(this.#core, this.#tools, { ...this.#options, threadId: undefined, ...rest }, thread);
     } catch (e) {

@@ -173,3 +173,21 @@ test('two runtimes of one page on one stored thread: the second says so and work
   await new Promise((r) => setTimeout(r, 10));
   assert.deepEqual(log.of('storage_failed'), []);
 });
+
+test('openThread() with persist opens new threads; a stored one by id is createRuntime()', T, async (t) => {
+  const store = mapStore();
+  const { fetch } = scriptedFetch(() => reply('hello'));
+  const first = await open(t, { url: URL_, fetch, persist: store, threadId: 'th-7' });
+  await first.send('hi');
+  await new Promise((r) => setTimeout(r, 20));
+  const other = first.openThread();
+  t.after(() => other.dispose());
+  await other.send('hello there');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.ok(store.records.has(other.threadId), 'a new thread is kept too');
+  assert.throws(
+    () => first.openThread({ threadId: 'th-7' }),
+    /openThread\(\): a threadId with persist: open a stored thread with createRuntime/,
+  );
+  assert.equal(store.records.get('th-7').messages.length, first.messages.length, 'nothing written over it');
+});
