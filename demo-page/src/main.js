@@ -2,13 +2,7 @@
 // list, the conversation views, the composer, the tools panel and the debug drawer. The threads
 // are kept by the runtime itself (createRuntime({persist}) with an IndexedDB store): the page only
 // lists them, deletes them, and remembers which one was open.
-import {
-  MAX_FRONTEND_TOOL_ROUNDS,
-  browserTools,
-  createRuntime,
-  indexedDbStore,
-  memoryStore,
-} from 'agui-client-tools';
+import { MAX_FRONTEND_TOOL_ROUNDS, browserTools, createRuntime, indexedDbStore, memoryStore } from 'agui-client-tools';
 import { createComposer } from './composer.js';
 import { createDebugDrawer } from './debug-drawer.js';
 import { h, textOf, truncate } from './dom.js';
