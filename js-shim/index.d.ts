@@ -411,6 +411,11 @@ export interface Runtime {
      * approved call ran, runs that call again.
      */
     export(): ExportedThread;
+    /**
+     * With `persist`: disposes the runtime and deletes its thread from the store, after the write in
+     * flight (so no late write brings it back). For a threads sidebar, with `store.list()`.
+     */
+    delete(): Promise<void>;
   };
 
   /** Sends a user message (or messages) and drives the tool loop until the turn ends. */

@@ -153,28 +153,13 @@ function deleteThread(threadId) {
   if (threads.size === 1) newThread(); // always keep one thread (and a live runtime to open from)
   t.view.dispose();
   t.view.el.remove();
-  t.runtime.dispose();
+  // Disposes the runtime and deletes the stored thread after any write in flight.
+  t.runtime.thread.delete().catch((e) => banner(`The thread could not be deleted from storage: ${e?.message ?? e}`));
   threads.delete(threadId);
   if (root === t.runtime) root = null;
   order = order.filter((id) => id !== threadId);
   if (activeId === threadId) activate(order[0]);
   renderThreadList();
-  forget(threadId);
-}
-
-/**
- * Removes a disposed runtime's thread from the store. dispose() writes the thread one last time,
- * after the write it may have in flight, and does not say when: a delete queued behind the first
- * of those writes could be undone by the second, so it is deleted again once the first delete has
- * landed (IndexedDB runs the writes of one store in the order they were made).
- */
-async function forget(threadId) {
-  try {
-    await store.delete(threadId);
-    await store.delete(threadId);
-  } catch (e) {
-    banner(`The thread could not be deleted from storage: ${e?.message ?? e}`);
-  }
 }
 
 let listKey = '';

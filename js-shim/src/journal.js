@@ -90,6 +90,13 @@ export class Journal {
     this.stopped = true; // (flush() above already started)
   }
 
+  /** Writes nothing more, and deletes the stored thread once the write in flight has landed. */
+  async forget() {
+    this.stop();
+    while (this.#writing) await this.#writing;
+    await this.#store.delete(this.#threadId);
+  }
+
   /** Writes nothing more: the stored record could not be read, and must not be written over. */
   stop() {
     clearTimeout(this.#timer);

@@ -2,7 +2,7 @@
 // send, which calls to run, when the turn ends); this file only carries its
 // steps out: it posts runs, streams their bytes in, runs handlers, keeps
 // timers, and tells subscribers what changed.
-import { AguiError, jsonArgument, stringArgument, unwrap } from './errors.js';
+import { AguiError, describeSafely, jsonArgument, stringArgument, unwrap } from './errors.js';
 import { feedBytes, heapText, loadCore, openDriver } from './core.js';
 import { releaser, releaseWhenCollected, weakRef } from './heap.js';
 import { driverConfig, randomId } from './options.js';
@@ -119,6 +119,7 @@ export class Runtime {
     };
     this.thread = {
       export: () => this.#live() && unwrap(this.#driver.exportThread()),
+      delete: () => this.#deleteThread(),
     };
     if (options.persist) this.#keepIn(options.persist, loadFailure);
     if (exported) this.#resumeImported();
@@ -143,6 +144,20 @@ export class Runtime {
     }
     kept.add(this.threadId);
     this.#journal.release = () => kept.delete(this.threadId);
+  }
+
+  // Disposes the runtime and deletes its stored thread (after the write in flight, never before).
+  async #deleteThread() {
+    this.#live();
+    const journal = this.#journal;
+    if (!journal) throw new AguiError('invalid_state', 'thread.delete(): this runtime has no persist store');
+    journal.stop(); // dispose() writes nothing now
+    this.dispose();
+    try {
+      await journal.forget();
+    } catch (e) {
+      throw new AguiError('storage_failed', `thread.delete(): thread '${this.threadId}': ${describeSafely(e)}`);
+    }
   }
 
   #storageFailed(message) {

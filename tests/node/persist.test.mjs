@@ -37,6 +37,9 @@ function mapStore({ failSave = null, failLoad = null } = {}) {
       await new Promise((r) => setTimeout(r, 1)); // durable a moment later, as a real store
       records.set(threadId, structuredClone(snapshot));
     },
+    async delete(threadId) {
+      records.delete(threadId);
+    },
   };
   return store;
 }
@@ -190,4 +193,17 @@ test('openThread() with persist opens new threads; a stored one by id is createR
     /openThread\(\): a threadId with persist: open a stored thread with createRuntime/,
   );
   assert.equal(store.records.get('th-7').messages.length, first.messages.length, 'nothing written over it');
+});
+
+test('thread.delete(): gone from the store, and no write in flight brings it back', T, async (t) => {
+  const store = mapStore();
+  const { fetch } = scriptedFetch(() => reply('hello'));
+  const runtime = await open(t, { url: URL_, fetch, persist: store, threadId: 'th-8' });
+  await runtime.send('hi'); // its last write is in flight now
+  await runtime.thread.delete();
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(store.records.has('th-8'), false);
+  assert.throws(() => runtime.messages, /disposed/);
+  const memoryOnly = await open(t, { url: URL_, fetch });
+  await assert.rejects(memoryOnly.thread.delete(), /thread\.delete\(\): this runtime has no persist store/);
 });
