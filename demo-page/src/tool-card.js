@@ -299,6 +299,8 @@ export class ToolCard {
     } else if (state === 'error') this.showError(error);
     else this.setState(state);
     this.clearSlot();
+    // Drawn whole by its activity card now: the live drawing steps aside (kept, hidden, for a failure).
+    if (this.preview && state === 'done') this.preview.el.hidden = true;
   }
 
   showApproval(el) {

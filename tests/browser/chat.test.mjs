@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import {
   flow,
   lastAssistantText,
+  reload,
   screenshot,
   send,
   startHarness,
@@ -85,8 +86,7 @@ flow(
       (rows) => rows[0]?.snapshot.messages.some((m) => /There are 3,000 permits/.test(m.content)),
       'the thread with the chart',
     );
-    await page.reload();
-    await page.waitForSelector('body[data-ready="true"]');
+    await reload(page);
     await chart.waitFor({ timeout: 30000 });
     assert.deepEqual(
       (await toolCards(page)).map((c) => c.state),
@@ -184,8 +184,7 @@ flow(
         rows[0].snapshot.messages.some((m) => /made it 1/.test(m.content)),
       'both threads',
     );
-    await page.reload();
-    await page.waitForSelector('body[data-ready="true"]');
+    await reload(page);
     const restored = await page.$$eval('.thread-item', (items) =>
       items.map((i) => [i.dataset.threadId, i.querySelector('.thread-title').textContent]),
     );

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import {
   flow,
   lastAssistantText,
+  reload,
   screenshot,
   send,
   setTool,
@@ -89,8 +90,7 @@ flow(
       (rows) => rows[0]?.snapshot.calls.some((c) => c.toolCallId === call.id && c.status === 'pending_approval'),
       'the thread with the call waiting',
     );
-    await page.reload();
-    await page.waitForSelector('body[data-ready="true"]');
+    await reload(page);
     const card = page.locator('.tool-card[data-name="request_user_approval"] .approval-card');
     await card.waitFor({ timeout: 30000 });
     assert.equal(await card.locator('.approval-prompt').textContent(), 'Delete the permits from 2019');

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import {
   flow,
   lastAssistantText,
+  reload,
   screenshot,
   send,
   setTool,
@@ -24,11 +25,6 @@ before(async () => {
 after(async () => {
   await harness?.close();
 });
-
-async function reload(page) {
-  await page.reload();
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
-}
 
 /** The sidebar's threads, top to bottom: [threadId, title]. */
 function sidebar(page) {

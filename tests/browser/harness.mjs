@@ -211,3 +211,9 @@ export async function waitForStored(page, test, what = 'the stored threads', tim
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** Reloads the demo page and waits until it is ready again (its threads reopened from the store). */
+export async function reload(page) {
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+}
