@@ -34,6 +34,7 @@ export class Runtime {
   #lastInput = null; // the last 'request' change: its input is parsed on demand
   #partials = new PartialArgs(); // each streaming call's arguments so far
   #journal = null; // the thread kept in options.persist, when there is one
+  #unkeep = null; // lets another runtime of the page keep this thread, once this one is disposed
   #disposed = false;
   #unregisterFinalizer;
   #release;
@@ -143,7 +144,7 @@ export class Runtime {
       return;
     }
     kept.add(this.threadId);
-    this.#journal.release = () => kept.delete(this.threadId);
+    this.#unkeep = () => kept.delete(this.threadId);
   }
 
   // Disposes the runtime and deletes its stored thread (after the write in flight, never before).
@@ -269,7 +270,7 @@ export class Runtime {
     if (this.#disposed) return;
     this.abort('the runtime was disposed');
     this.#journal?.close();
-    this.#journal?.release?.();
+    this.#unkeep?.();
     for (const cancel of this.#timers.values()) cancel();
     this.#timers.clear();
     this.#disposed = true;
