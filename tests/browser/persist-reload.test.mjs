@@ -11,19 +11,13 @@
 // and the page shows every message the store holds.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
 import { EventEmitter } from 'node:events';
-import { mkdtemp, writeFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { launchChromium } from './chromium.mjs';
+import { servePlainPage } from './plain-page.mjs';
 import { startAguiServer } from '../support/agui-server.mjs';
 import { say, callTool } from '../support/scenarios.mjs';
 import { seededRandom } from '../support/random.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const { serveStatic } = await import(join(root, 'demo-page', 'server', 'static.mjs'));
 const ROUNDS = 5;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -87,12 +81,7 @@ const page = `<!doctype html><meta charset="utf-8"><title>reload</title>
   window.ready = true;
 </script>`;
 
-const dir = await mkdtemp(join(tmpdir(), 'agui-reload-'));
-after(() => rm(dir, { recursive: true, force: true }));
-await writeFile(join(dir, 'reload.html'), page);
-const statics = createServer((req, res) => serveStatic(req, res, [dir, join(root, 'js-shim')]));
-await new Promise((resolve) => statics.listen(0, '127.0.0.1', resolve));
-after(() => statics.close());
+const pageAt = await servePlainPage('reload.html', page);
 const agent = await startAguiServer({ scenarios: { rounds }, defaultScenario: 'rounds' });
 after(() => agent.close());
 const browser = await launchChromium();
@@ -105,8 +94,7 @@ const steps = new EventEmitter();
 await context.exposeFunction('ran', (id) => runs.set(id, (runs.get(id) ?? 0) + 1));
 await context.exposeFunction('step', (name) => steps.emit(name));
 
-const pageUrl = (thread) =>
-  `http://127.0.0.1:${statics.address().port}/reload.html?agent=${encodeURIComponent(agent.url())}&thread=${thread}`;
+const pageUrl = (thread) => `${pageAt}?agent=${encodeURIComponent(agent.url())}&thread=${thread}`;
 
 async function load(tab, thread) {
   await tab.goto(pageUrl(thread));

@@ -4,15 +4,8 @@
 // docs/persistence.md documents. Each test uses its own database name.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { mkdtemp, writeFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { launchChromium } from './chromium.mjs';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const { serveStatic } = await import(join(root, 'demo-page', 'server', 'static.mjs'));
+import { servePlainPage } from './plain-page.mjs';
 
 // The page: the store module, and raw IndexedDB helpers that bypass it.
 const page = `<!doctype html><meta charset="utf-8"><title>storage</title>
@@ -47,13 +40,7 @@ const page = `<!doctype html><meta charset="utf-8"><title>storage</title>
 </script>`;
 
 // One browser context (one profile's storage) for the whole file, set up at load.
-const dir = await mkdtemp(join(tmpdir(), 'agui-storage-'));
-after(() => rm(dir, { recursive: true, force: true }));
-await writeFile(join(dir, 'storage.html'), page);
-const server = createServer((req, res) => serveStatic(req, res, [dir, join(root, 'js-shim')]));
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-after(() => server.close());
-const url = `http://127.0.0.1:${server.address().port}/storage.html`;
+const url = await servePlainPage('storage.html', page);
 const browser = await launchChromium();
 after(() => browser.close());
 const context = await browser.newContext();

@@ -1033,7 +1033,6 @@ void EventReducer::on_run_finished(const json& e, const std::string& type) {
   for (const auto& id : open_messages_) ended_messages_.insert(id);
   for (const auto& id : calls_started_) {  // (in the order they started)
     if (!open_calls_.count(id)) continue;
-    ended_calls_.insert(id);
     if (auto ref = thread_.find_tool_call(id)) end_tool_call(id, ref->call());
   }
   for (const auto& id : open_calls_) ended_calls_.insert(id);

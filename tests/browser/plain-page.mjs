@@ -1,0 +1,22 @@
+// A test page served beside the package as plain ES modules (no bundler): `/src/...` and
+// `/dist/...` are js-shim's own files, `/<name>` is the page. Cleaned up in after().
+import { after } from 'node:test';
+import { createServer } from 'node:http';
+import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const { serveStatic } = await import(join(root, 'demo-page', 'server', 'static.mjs'));
+
+/** Serves `html` as `/<name>` on a loopback port; resolves to the page's URL. */
+export async function servePlainPage(name, html) {
+  const dir = await mkdtemp(join(tmpdir(), 'agui-plain-page-'));
+  after(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, name), html);
+  const server = createServer((req, res) => serveStatic(req, res, [dir, join(root, 'js-shim')]));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  after(() => server.close());
+  return `http://127.0.0.1:${server.address().port}/${name}`;
+}
