@@ -293,6 +293,8 @@ export type Change =
   | { kind: 'tools_changed' }
   /** options.persist failed to load or save the thread (once per failure streak); the runtime goes on in memory. */
   | { kind: 'storage_failed'; threadId: string; message: string }
+  /** This runtime's part among the tabs on its thread (`reason`: why it is alone though its store is shared). */
+  | { kind: 'role_changed'; threadId: string; role: TabRole; reason?: string }
   | Problem;
 
 /** The format of thread.export(): plain JSON, safe to store. */
@@ -362,9 +364,12 @@ export interface RuntimeOptions {
    * at each point that matters (a message sent, a run's end, an approval, a result) and at most once
    * a second while a run streams; before a handler starts, the thread that says it runs is durable,
    * so a reload never runs a call twice. A store that fails: a `storage_failed` change, and the
-   * runtime goes on in memory.
+   * runtime goes on in memory. A store shared by tabs (indexedDbStore()) puts one tab in charge
+   * of each thread and makes the others follow it (`role`, docs/persistence.md#tabs).
    */
   persist?: ThreadStore;
+  /** A save() of `persist` not settled within this time counts as failed (default 10000; 0 = never). */
+  saveTimeoutMs?: number;
   /** The .wasm bytes or URL, for bundlers that do not ship it by themselves. */
   wasm?: ArrayBuffer | Uint8Array | string | URL;
 }
@@ -378,6 +383,13 @@ export interface Runtime {
   readonly lastInput: RunAgentInput | null;
   /** After restoring a thread with pending approvals or interrupts: the turn it continues. */
   readonly resumed?: Promise<TurnResult>;
+  /**
+   * With a store shared by tabs: 'leader' when this tab is in charge of the thread (it runs the
+   * turns and the handlers), 'follower' when another tab is (this one shows its changes, and its
+   * send(), approvals, interrupts, abort() and thread.delete() are carried out there: they then
+   * return a promise of the answer). 'alone' otherwise. Changes are announced as `role_changed`.
+   */
+  readonly role: TabRole;
 
   readonly tools: {
     register<Args = any>(definition: ToolDefinition<Args>): void;
@@ -390,8 +402,9 @@ export interface Runtime {
   };
   readonly approvals: {
     pending(): PendingApproval[];
-    approve(toolCallId: string): void;
-    reject(toolCallId: string, reason?: string): void;
+    /** (In a follower: a promise, settled once the tab in charge has done it or refused.) */
+    approve(toolCallId: string): void | Promise<void>;
+    reject(toolCallId: string, reason?: string): void | Promise<void>;
   };
   readonly interrupts: {
     /** An interrupt that arrived past its expiresAt is never pending: it was cancelled. */
@@ -401,8 +414,8 @@ export interface Runtime {
      * interrupt's expiresAt it is cancelled instead (an interrupt_answered
      * change with status 'cancelled'; the next run sends status "cancelled").
      */
-    resolve(interruptId: string, payload?: Json): void;
-    cancel(interruptId: string, reason?: string): void;
+    resolve(interruptId: string, payload?: Json): void | Promise<void>;
+    cancel(interruptId: string, reason?: string): void | Promise<void>;
   };
   readonly thread: {
     /**
@@ -426,10 +439,15 @@ export interface Runtime {
    * abort, open calls are closed as cancelled. The server is not stopped: it may
    * still be running the thread, and may answer the next run with an empty stream.
    */
-  abort(reason?: string): void;
+  abort(reason?: string): void | Promise<void>;
   subscribe(listener: (change: Change) => void): () => void;
   /** Another thread sharing these tools and toggles. */
   openThread(options?: { threadId?: string; thread?: ExportedThread } & Partial<RuntimeOptions>): Runtime;
+  /**
+   * A thread kept in this runtime's persist store, by id, sharing these tools and toggles: loaded
+   * from the store, or (a store shared by tabs) followed in the tab already in charge of it.
+   */
+  openStoredThread(threadId: string): Promise<Runtime>;
   /** Frees the thread's memory in the wasm heap (a runtime never disposed is freed once garbage-collected). */
   dispose(): void;
   [Symbol.dispose](): void;
@@ -522,7 +540,15 @@ export interface StoredThreadEntry {
  * object with these four methods (docs/persistence.md). A fault is an AguiError whose message
  * names the store, the thread and its record, and what was wrong.
  */
+/** A runtime's part among the tabs on its thread (Runtime.role). */
+export type TabRole = 'leader' | 'follower' | 'alone';
+
 export interface ThreadStore {
+  /**
+   * Set when every tab of the origin sees the same storage (indexedDbStore(): 'indexeddb:<name>'):
+   * the runtimes on one thread then agree on one tab in charge of it. Absent: this page only.
+   */
+  readonly scope?: string;
   /** The saved snapshot (thread.export()), or null when none is saved. Rejects on a newer or corrupted record. */
   load(threadId: string): Promise<ExportedThread | null>;
   /** Resolves once the write is durable; never overwrites a record written by a newer version. */

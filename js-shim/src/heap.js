@@ -46,11 +46,14 @@ export function weakRef(target) {
   return typeof WeakRef === 'function' ? new WeakRef(target) : { deref: () => target };
 }
 
-/** What frees a thread's part of the wasm heap: its driver, its hold on the registry, its listener. */
-export function releaser(driver, lease, listeners, listener) {
+/**
+ * What frees a thread's part of the wasm heap: its driver (`handle.driver`, which a tab taking
+ * charge of the thread replaces), its hold on the registry, its listener.
+ */
+export function releaser(handle, lease, listeners, listener) {
   return () => {
     listeners.delete(listener);
-    driver.delete();
+    handle.driver.delete();
     releaseLease(lease);
   };
 }

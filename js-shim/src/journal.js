@@ -11,6 +11,9 @@ import { describeSafely } from './errors.js';
 
 // While a run streams, the thread is written at most this often.
 export const STREAM_SAVE_INTERVAL_MS = 1000;
+// A save() that has not settled by then counts as failed (the handlers waiting on it start);
+// createRuntime({saveTimeoutMs}) sets it, 0: no limit.
+export const SAVE_TIMEOUT_MS = 10_000;
 
 export class Journal {
   #store;
@@ -25,7 +28,10 @@ export class Journal {
   #failing = false;
   stopped = false; // set when the stored record must not be written over
 
-  constructor({ store, threadId, snapshot, onFailure }) {
+  #timeoutMs;
+
+  constructor({ store, threadId, snapshot, onFailure, timeoutMs }) {
+    this.#timeoutMs = timeoutMs ?? SAVE_TIMEOUT_MS;
     this.#store = store;
     this.#threadId = threadId;
     this.#snapshot = snapshot;
@@ -71,23 +77,32 @@ export class Journal {
     clearTimeout(this.#timer);
     this.#timer = null;
     this.#dirty = false;
+    let timer;
     try {
-      await this.#store.save(this.#threadId, this.#snapshot());
+      const saved = this.#store.save(this.#threadId, this.#snapshot());
+      const late = new Promise((_, reject) => {
+        const ms = this.#timeoutMs;
+        if (ms > 0) timer = setTimeout(reject, ms, new Error(`save() did not settle within ${ms} ms (saveTimeoutMs)`));
+      });
+      await Promise.race([saved, late]);
       this.#failing = false;
     } catch (e) {
       if (!this.#failing) this.#onFailure(`saving thread '${this.#threadId}' failed: ${describeSafely(e)}`);
       this.#failing = true;
+    } finally {
+      clearTimeout(timer);
     }
     this.#landed = covers;
   }
 
-  /** The last write, of the thread as it is now (the runtime is being disposed); then nothing more. */
+  /** The last write, of the thread as it is now (the runtime is being disposed); then nothing more. Resolves once it landed. */
   close() {
-    if (this.stopped) return;
+    if (this.stopped) return Promise.resolve();
     const last = this.#snapshot();
     this.#snapshot = () => last;
-    this.flush();
+    const written = this.flush();
     this.stopped = true; // (flush() above already started)
+    return written;
   }
 
   /** Writes nothing more, and deletes the stored thread once the write in flight has landed. */

@@ -7,14 +7,26 @@
 export class PartialArgs {
   #calls = new Map(); // toolCallId -> {root, open: containers innermost last, string: [container, key]}
 
-  /** The core's {toolCallId, ops, invalid?} as the page reads it: {toolCallId, args, invalid?}. */
-  resolve({ toolCallId, ops, invalid }) {
+  /**
+   * The core's {toolCallId, ops, invalid?} as the page reads it: {toolCallId, args, invalid?}.
+   * `known`: only for a call begun here (a tab that starts following mid-call has not seen the
+   * ops before: it gets null, and the call's whole arguments when it ends).
+   */
+  resolve({ toolCallId, ops, invalid }, known = false) {
     let call = this.#calls.get(toolCallId);
-    if (!call) this.#calls.set(toolCallId, (call = { root: null, open: [], string: null }));
+    if (!call && known) return null;
+    if (!call) call = this.begin(toolCallId);
     for (const op of ops) replay(call, op);
     const change = { kind: 'tool_call_partial', toolCallId, args: call.root };
     if (invalid !== undefined) change.invalid = invalid;
     return change;
+  }
+
+  /** A call whose ops will come from its first one. */
+  begin(toolCallId) {
+    const call = { root: null, open: [], string: null };
+    this.#calls.set(toolCallId, call);
+    return call;
   }
 
   /** A call's arguments ended (its final value is in the thread), or a run began. */

@@ -7,6 +7,7 @@ import { feedBytes, heapText, loadCore, openDriver } from './core.js';
 import { releaser, releaseWhenCollected, weakRef } from './heap.js';
 import { driverConfig, randomId } from './options.js';
 import { Journal, loadThread } from './journal.js';
+import { Leadership, uncoordinated } from './leadership.js';
 import { PartialArgs } from './partial-args.js';
 import { ToolSet } from './tool-set.js';
 import { postRun } from './transport.js';
@@ -16,9 +17,30 @@ import { schedule } from './timers.js';
 // The threads each store keeps for a runtime of this tab: a second runtime on one of them works in
 // memory (two writers would undo each other's writes).
 const keptThreads = new WeakMap(); // store -> Set of threadIds
+const JOIN = Symbol('join'); // createRuntime() of a follower waits on it
 
 // A stream that sends nothing (not even a comment) for this long is cut off.
 const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+
+// Tabs on one thread (docs/persistence.md#tabs). A follower waits this long for the tab in charge
+// to send it the thread, then shows what the store holds; a tab that handed its thread over takes
+// it back when the other tab has not taken it within HANDOVER_MS.
+const FOLLOW_TIMEOUT_MS = 2000;
+const HANDOVER_MS = 2000;
+// While a run streams, followers get the message list at most this often (each change at once).
+const MIRROR_INTERVAL_MS = 100;
+// The changes that only grow a message already there: they carry no new message list to followers.
+const GROWING = new Set(['text_appended', 'tool_call_args', 'tool_call_partial', 'metadata_merged', 'event']);
+// What a follower may ask of the tab in charge: the same public methods, carried out there.
+const COMMANDS = {
+  send: (runtime, [input]) => runtime.send(input),
+  approve: (runtime, [id]) => runtime.approvals.approve(id),
+  reject: (runtime, [id, reason]) => runtime.approvals.reject(id, reason),
+  resolveInterrupt: (runtime, [id, payload]) => runtime.interrupts.resolve(id, payload),
+  cancelInterrupt: (runtime, [id, reason]) => runtime.interrupts.cancel(id, reason),
+  abort: (runtime, [reason]) => runtime.abort(reason),
+  delete: (runtime) => runtime.thread.delete(),
+};
 
 export class Runtime {
   #core;
@@ -35,12 +57,27 @@ export class Runtime {
   #partials = new PartialArgs(); // each streaming call's arguments so far
   #journal = null; // the thread kept in options.persist, when there is one
   #unkeep = null; // lets another runtime of the page keep this thread, once this one is disposed
+  #handle = { driver: null }; // the driver the releaser frees (a tab taking charge replaces it)
+  // Tabs on one thread: `#tabs` is the lock and channel (null: this runtime is alone with it).
+  #tabs = null;
+  #role = 'alone'; // 'leader' | 'follower' | 'alone'
+  #mirror = null; // follower: {messages, status, state}, JSON texts as the tab in charge sent them
+  #followers = new Set(); // leader: the tabIds following it
+  #mirrorTimer = null; // leader: the message list due to followers while a run streams
+  #wanted = null; // leader: the follower that has the user's focus and asked to take charge
+  #commands = new Map(); // follower: id -> {resolve, reject}, asked of the tab in charge
+  #unwatchFocus = null;
+  #joined = null; // follower: resolves createRuntime() once the tab in charge sent the thread
+  #aloneBecause; // why tabs cannot be coordinated, though the store is shared (said once)
   #disposed = false;
   #unregisterFinalizer;
   #release;
 
-  /** @internal use createRuntime(); `loadFailure`: why options.persist's record could not be read */
-  constructor(core, tools, options, exported, loadFailure) {
+  /**
+   * @internal use createRuntime(); `loadFailure`: why options.persist's record could not be read;
+   * `tabs`: {leadership, role} when other tabs may hold the thread, {reason} when they cannot be told
+   */
+  constructor(core, tools, options, exported, loadFailure, tabs = null) {
     this.#core = core;
     this.#tools = tools;
     this.#options = options;
@@ -51,7 +88,7 @@ export class Runtime {
     if (typeof options.url !== 'string' && !(options.url instanceof URL)) {
       throw new AguiError('invalid_argument', 'createRuntime(): options.url (the agent endpoint) is required');
     }
-    for (const key of ['idleTimeoutMs', 'approvalTimeoutMs']) {
+    for (const key of ['idleTimeoutMs', 'approvalTimeoutMs', 'saveTimeoutMs']) {
       const ms = options[key];
       if (ms !== undefined && !(typeof ms === 'number' && ms >= 0 && !Number.isNaN(ms))) {
         throw new AguiError(
@@ -70,6 +107,7 @@ export class Runtime {
       throw e;
     }
     this.#driver = driver;
+    this.#handle.driver = driver;
     const { lease, listeners } = tools;
     lease.refs += 1;
     this.threadId = JSON.parse(driver.status()).threadId;
@@ -80,7 +118,7 @@ export class Runtime {
     // with it `this`, with the arrow functions below.
     const toolsListener = Runtime.#weakListener(weakRef(this));
     listeners.add(toolsListener);
-    const release = releaser(driver, lease, listeners, toolsListener);
+    const release = releaser(this.#handle, lease, listeners, toolsListener);
     this.#unregisterFinalizer = releaseWhenCollected(this, release);
     this.#release = release;
 
@@ -96,12 +134,12 @@ export class Runtime {
       pending: () => this.status.pendingApprovals,
       approve: (toolCallId) => {
         const id = stringArgument('approvals.approve(): toolCallId', toolCallId);
-        this.#step(() => this.#driver.approve(this.threadId, id));
+        return this.#act('approve', [id], () => this.#step(() => this.#driver.approve(this.threadId, id)));
       },
       reject: (toolCallId, reason = '') => {
         const id = stringArgument('approvals.reject(): toolCallId', toolCallId);
         const why = stringArgument('approvals.reject(): reason', reason);
-        this.#step(() => this.#driver.reject(this.threadId, id, why));
+        return this.#act('reject', [id, why], () => this.#step(() => this.#driver.reject(this.threadId, id, why)));
       },
     };
     this.interrupts = {
@@ -110,19 +148,31 @@ export class Runtime {
         const id = stringArgument('interrupts.resolve(): interruptId', interruptId);
         const answer = jsonArgument('interrupts.resolve(): payload', payload ?? null);
         // (Past its expiresAt, the core cancels it instead.)
-        this.#step(() => this.#driver.resolveInterrupt(id, answer, Date.now()));
+        return this.#act('resolveInterrupt', [id, JSON.parse(answer)], () =>
+          this.#step(() => this.#driver.resolveInterrupt(id, answer, Date.now())),
+        );
       },
       cancel: (interruptId, reason = '') => {
         const id = stringArgument('interrupts.cancel(): interruptId', interruptId);
         const why = stringArgument('interrupts.cancel(): reason', reason);
-        this.#step(() => this.#driver.cancelInterrupt(id, why));
+        return this.#act('cancelInterrupt', [id, why], () => this.#step(() => this.#driver.cancelInterrupt(id, why)));
       },
     };
     this.thread = {
-      export: () => this.#live() && unwrap(this.#driver.exportThread()),
-      delete: () => this.#deleteThread(),
+      export: () => {
+        this.#live();
+        if (this.#role === 'follower')
+          throw new AguiError(
+            'invalid_state',
+            `thread.export(): another tab is in charge of thread '${this.threadId}'`,
+          );
+        return unwrap(this.#driver.exportThread());
+      },
+      delete: () => this.#act('delete', [], () => this.#deleteThread()),
     };
-    if (options.persist) this.#keepIn(options.persist, loadFailure);
+    if (tabs?.leadership) this.#joinTabs(tabs);
+    this.#aloneBecause = tabs?.reason;
+    if (options.persist && this.#role !== 'follower') this.#keepIn(options.persist, loadFailure);
     if (exported) this.#resumeImported();
   }
 
@@ -132,17 +182,21 @@ export class Runtime {
       threadId: this.threadId,
       snapshot: () => JSON.parse(this.#driver.exportThread()),
       onFailure: (message) => this.#storageFailed(message),
+      timeoutMs: this.#options.saveTimeoutMs,
     });
     if (!keptThreads.has(store)) keptThreads.set(store, new Set());
     const kept = keptThreads.get(store);
-    const why = kept.has(this.threadId)
-      ? `thread '${this.threadId}' is already kept in this store by another runtime of this page; this one works in memory`
-      : loadFailure;
+    // (With tabs coordinated, the thread's lock already makes this runtime its one writer.)
+    const why =
+      !this.#tabs && kept.has(this.threadId)
+        ? `thread '${this.threadId}' is already kept in this store by another runtime of this page; this one works in memory`
+        : loadFailure;
     if (why) {
       this.#journal.stop(); // what could not be read, or another runtime keeps, is never written over
       setTimeout(() => this.#storageFailed(why), 0); // after the caller's subscribe()
       return;
     }
+    if (this.#tabs) return;
     kept.add(this.threadId);
     this.#unkeep = () => kept.delete(this.threadId);
   }
@@ -153,11 +207,16 @@ export class Runtime {
     const journal = this.#journal;
     if (!journal) throw new AguiError('invalid_state', 'thread.delete(): this runtime has no persist store');
     journal.stop(); // dispose() writes nothing now
+    const tabs = this.#tabs;
+    this.#tabs = null; // (kept until the thread is gone: no other tab takes charge of it before)
+    tabs?.post({ type: 'deleted' });
     this.dispose();
     try {
       await journal.forget();
     } catch (e) {
       throw new AguiError('storage_failed', `thread.delete(): thread '${this.threadId}': ${describeSafely(e)}`);
+    } finally {
+      tabs?.close();
     }
   }
 
@@ -177,19 +236,28 @@ export class Runtime {
   /** The thread's messages (AG-UI Message[]), a fresh copy. */
   get messages() {
     this.#live();
-    return unwrap(this.#driver.messages());
+    return unwrap(this.#mirror?.messages ?? this.#driver.messages());
   }
 
   /** The agent state as the last STATE_SNAPSHOT / STATE_DELTA left it. */
   get state() {
     this.#live();
-    return unwrap(this.#driver.state());
+    return unwrap(this.#mirror?.state ?? this.#driver.state());
   }
 
   /** {phase, threadId, round, runId?, pendingApprovals, pendingInterrupts, running}. */
   get status() {
     this.#live();
-    return unwrap(this.#driver.status());
+    return unwrap(this.#mirror?.status ?? this.#driver.status());
+  }
+
+  /**
+   * 'leader': this tab is in charge of the thread (it runs the turns and the handlers);
+   * 'follower': another tab is, and this one shows its changes and forwards what the user does;
+   * 'alone': no other tab can hold the thread (no shared store, or no Web Locks here).
+   */
+  get role() {
+    return this.#role;
   }
 
   /** The last RunAgentInput this runtime sent (for debugging UIs). */
@@ -214,6 +282,7 @@ export class Runtime {
       throw new AguiError('invalid_argument', 'send() takes a string or an array of messages');
     }
     const input = jsonArgument('send(): textOrMessages', textOrMessages);
+    if (this.#role === 'follower') return this.#command('send', [textOrMessages]);
     // The core refuses bad input before anything changes; a valid message
     // supersedes a turn in progress (the core closes its calls), so its request
     // is cancelled and its handlers are told to stop.
@@ -237,6 +306,7 @@ export class Runtime {
   abort(reason = '') {
     if (this.#disposed) return;
     const why = stringArgument('abort(): reason', reason);
+    if (this.#role === 'follower') return this.#command('abort', [why]);
     this.#run?.controller.abort();
     this.#run = null;
     this.#cancelInflight(why || 'aborted');
@@ -254,22 +324,58 @@ export class Runtime {
       // It cannot load (it is synchronous), and a new thread under a stored id would be written over it.
       throw new AguiError(
         'invalid_argument',
-        'openThread(): a threadId with persist: open a stored thread with createRuntime({ persist, threadId }), which loads it',
+        'openThread(): a threadId with persist: open a stored thread with openStoredThread(threadId), which loads it',
       );
     }
+    const shared = typeof persist?.scope === 'string' && !uncoordinated();
+    if (shared && thread !== undefined) {
+      // Another tab may hold that thread: whether this one may import it is known only asynchronously.
+      throw new AguiError(
+        'invalid_argument',
+        'openThread(): a thread to import into a store shared by tabs: use createRuntime({ persist, thread }), which first makes sure no other tab holds it',
+      );
+    }
+    // A new thread in a shared store: its lock is free (nobody knows its id yet), taken now.
+    const threadId = shared ? randomId() : undefined;
+    const tabs = shared ? { leadership: new Leadership(persist.scope, threadId), role: 'leader' } : null;
+    tabs?.leadership.start();
     try {
-      return new Runtime(this.#core, this.#tools, { ...this.#options, threadId: undefined, ...rest }, thread);
+      const runtime = new Runtime(
+        this.#core,
+        this.#tools,
+        { ...this.#options, threadId, ...rest },
+        thread,
+        undefined,
+        tabs,
+      );
+      if (tabs) runtime[JOIN](); // (a leader: it only announces its role)
+      return runtime;
     } catch (e) {
+      tabs?.leadership.close();
       // The constructor's errors name createRuntime(); here the caller called openThread().
       if (e instanceof AguiError) throw new AguiError(e.code, e.message.replace(/^createRuntime\(\)/, 'openThread()'));
       throw e;
     }
   }
 
+  /**
+   * Opens the thread `threadId` that options.persist holds (a new one when it holds none), sharing
+   * this runtime's tools and toggles: the asynchronous twin of openThread(), which cannot load.
+   */
+  async openStoredThread(threadId) {
+    this.#live();
+    if (this.#options.persist === undefined)
+      throw new AguiError('invalid_state', 'openStoredThread(): this runtime has no persist store');
+    const id = stringArgument('openStoredThread(): threadId', threadId);
+    return openRuntime(this.#core, this.#tools, { ...this.#options, threadId: id, thread: undefined });
+  }
+
   dispose() {
     if (this.#disposed) return;
-    this.abort('the runtime was disposed');
-    this.#journal?.close();
+    if (this.#role !== 'follower') this.abort('the runtime was disposed');
+    // The lock goes once the last write has landed: the tab taking charge then loads all of it.
+    const written = this.#journal?.close();
+    this.#leaveTabs(written);
     this.#unkeep?.();
     for (const cancel of this.#timers.values()) cancel();
     this.#timers.clear();
@@ -284,6 +390,242 @@ export class Runtime {
 
   [Symbol.dispose]() {
     this.dispose();
+  }
+
+  // ------------------------------------------------------------ tabs on one thread
+  // One tab is in charge (it holds the thread's lock); the others follow it: they show the changes
+  // it broadcasts and forward what their user does, which it carries out once. See leadership.js
+  // and docs/persistence.md#tabs.
+
+  // A public method: carried out here, or asked of the tab in charge (a promise of its answer).
+  #act(op, args, here) {
+    this.#live();
+    return this.#role === 'follower' ? this.#command(op, args) : here();
+  }
+
+  #command(op, args) {
+    const id = randomId();
+    return new Promise((resolve, reject) => {
+      this.#commands.set(id, { resolve, reject });
+      this.#tabs.post({ type: 'command', id, op, args });
+    });
+  }
+
+  #rejectCommands(why) {
+    const pending = [...this.#commands.values()];
+    this.#commands.clear();
+    for (const { reject } of pending) reject(new AguiError('invalid_state', why));
+  }
+
+  #joinTabs({ leadership, role }) {
+    this.#tabs = leadership;
+    leadership.onMessage = (message) => this.#disposed || this.#heard(message);
+    leadership.onLead = () => this.#takeCharge();
+    leadership.onLost = () => this.#lostCharge();
+    if (role === 'follower') this.#follow();
+    else this.#role = role;
+    this.#watchFocus();
+  }
+
+  // Tells subscribers the role this runtime has now (in a macrotask: after the caller's subscribe()).
+  #announceRole(reason) {
+    const change = { kind: 'role_changed', threadId: this.threadId, role: this.#role };
+    if (reason) change.reason = reason;
+    setTimeout(() => this.#disposed || this.#emit(change), 0);
+  }
+
+  // Follows the tab in charge: asks it for the thread (until it answers, this runtime shows what it
+  // had: nothing, or the thread as it handed it over).
+  #follow() {
+    this.#role = 'follower';
+    this.#mirror ??= { status: this.#driver.status(), messages: this.#driver.messages(), state: this.#driver.state() };
+    this.#tabs.post({ type: 'hello' });
+  }
+
+  #heard(message) {
+    const { type, from } = message;
+    if (message.to !== undefined && message.to !== this.#tabs.tabId) return;
+    if (this.#role === 'leader') {
+      if (type === 'hello') {
+        this.#followers.add(from);
+        this.#tabs.post({ type: 'step', to: from, changes: [], view: this.#view(true) });
+      } else if (type === 'bye') this.#followers.delete(from);
+      else if (type === 'command') this.#obey(message);
+      else if (type === 'want') {
+        this.#wanted = from;
+        this.#handOverIfIdle();
+      }
+      return;
+    }
+    if (type === 'step') {
+      Object.assign(this.#mirror, message.view);
+      if (message.to !== undefined) {
+        this.#emit({ kind: 'messages_replaced', messages: this.messages });
+        this.#joined?.();
+      }
+      this.#deliver(message.changes);
+    } else if (type === 'reply') {
+      const pending = this.#commands.get(message.id);
+      this.#commands.delete(message.id);
+      if (message.error) pending?.reject(new AguiError(message.error.code, message.error.message));
+      else pending?.resolve(message.value);
+    } else if (type === 'leader') {
+      this.#rejectCommands(this.#changedHands);
+      this.#tabs.post({ type: 'hello' });
+    } else if (type === 'handover') this.#tabs.steal();
+    else if (type === 'deleted') this.dispose();
+  }
+
+  #changedHands = 'the tab in charge of this thread changed before it answered: this may or may not have been done';
+
+  // The tab in charge carries out a follower's command and answers it (a turn: when it ends).
+  #obey({ from, id, op, args }) {
+    const reply = (answer) => this.#tabs?.post({ type: 'reply', to: from, id, ...answer });
+    const refused = (e) => reply({ error: { code: e?.code ?? 'internal', message: describeSafely(e) } });
+    try {
+      Promise.resolve(COMMANDS[op](this, args)).then((value) => reply({ value }), refused);
+    } catch (e) {
+      refused(e);
+    }
+  }
+
+  // What followers show: the status always, the message list and the state when asked (`full`) or
+  // when these changes touched them; while a run streams the list goes at most every interval.
+  #view(full, changes = []) {
+    const view = { status: this.#driver.status() };
+    if (full || changes.some((c) => c.kind === 'state_replaced' || c.kind === 'state_patched'))
+      view.state = this.#driver.state();
+    if (full || changes.some((c) => !GROWING.has(c.kind))) {
+      clearTimeout(this.#mirrorTimer);
+      this.#mirrorTimer = null;
+      view.messages = this.#driver.messages();
+    } else {
+      this.#mirrorTimer ??= setTimeout(() => {
+        this.#mirrorTimer = null;
+        if (!this.#disposed && this.#role === 'leader')
+          this.#tabs.post({ type: 'step', changes: [], view: this.#view(true) });
+      }, MIRROR_INTERVAL_MS);
+    }
+    return view;
+  }
+
+  // The lock came to this tab: the one in charge closed, crashed or handed the thread over. The
+  // thread is what the store holds (write-ahead: a call that was running is closed as one that
+  // may have completed, never run again).
+  async #takeCharge() {
+    const store = this.#options.persist;
+    const { thread, failure } = await loadThread(store, this.threadId);
+    if (this.#disposed) return;
+    this.#clearTimer('handover');
+    this.#rejectCommands(this.#changedHands);
+    const driver = openDriver(this.#core, this.#tools.registry, this.threadId);
+    try {
+      unwrap(driver.open(driverConfig(this.#options, thread ?? undefined), Date.now()));
+    } catch (e) {
+      driver.delete();
+      this.#storageFailed(`taking charge of thread '${this.threadId}' failed: ${describeSafely(e)}`);
+      return;
+    }
+    this.#handle.driver.delete();
+    this.#driver = this.#handle.driver = driver;
+    this.#partials.forget();
+    this.#mirror = null;
+    this.#role = 'leader';
+    this.#keepIn(store, failure);
+    this.#tabs.post({ type: 'leader' });
+    this.#announceRole();
+    this.#emit({ kind: 'messages_replaced', messages: this.messages });
+    if (thread) this.#resumeImported();
+  }
+
+  // A follower has the user's focus: once this tab is idle, it hands the thread over, so that the
+  // turns (and handlers that want a focused page: the clipboard, a permission prompt) run there.
+  #handOverIfIdle() {
+    if (!this.#wanted || this.#role !== 'leader' || this.#turn || this.#run || this.#inflight.size) return;
+    if (this.status.phase !== 'idle') return;
+    const to = this.#wanted;
+    this.#wanted = null;
+    const view = this.#view(true);
+    const written = this.#journal?.close() ?? Promise.resolve();
+    this.#journal = null;
+    this.#mirror = view;
+    this.#role = 'follower';
+    this.#announceRole();
+    written.then(() => {
+      if (this.#disposed || !this.#tabs) return;
+      this.#tabs.post({ type: 'handover', to });
+      // Taken back when the other tab does not steal the lock in time (it closed meanwhile).
+      this.#setTimer('handover', HANDOVER_MS, () => this.#tabs.leading && this.#takeCharge());
+    });
+  }
+
+  // The lock was taken by the tab this one handed the thread to: follow it, and queue for the lock.
+  #lostCharge() {
+    this.#clearTimer('handover');
+    if (this.#role === 'leader') {
+      // (Not expected: only a handed-over thread is taken.) Stop writing and running at once.
+      this.#journal?.stop();
+      this.#run?.controller.abort();
+      this.#run = null;
+      this.#cancelInflight('another tab took charge of this thread');
+      this.#mirror = this.#view(true);
+      this.#follow();
+      this.#announceRole();
+    }
+    this.#tabs.requeue(); // (the tab now in charge says 'leader': this one then says hello)
+  }
+
+  // In a browser, a follower asks to take charge when its page has the user's focus.
+  #watchFocus() {
+    const { window: win, document: doc } = globalThis;
+    if (!win?.addEventListener || !doc?.addEventListener) return;
+    const want = () => {
+      if (this.#role === 'follower' && doc.visibilityState === 'visible' && doc.hasFocus?.())
+        this.#tabs?.post({ type: 'want' });
+    };
+    win.addEventListener('focus', want);
+    doc.addEventListener('visibilitychange', want);
+    this.#unwatchFocus = () => {
+      win.removeEventListener('focus', want);
+      doc.removeEventListener('visibilitychange', want);
+    };
+    want();
+  }
+
+  // The runtime is disposed: a follower says so; the lock is released once `written` landed.
+  /**
+   * @internal the end of createRuntime(): a follower waits until the tab in charge sent the thread
+   * (or shows the store's after a while); then the role is announced, once the caller can subscribe.
+   */
+  async [JOIN]() {
+    if (this.#role === 'follower') await this.#awaitThread();
+    if (this.#tabs || this.#aloneBecause) this.#announceRole(this.#aloneBecause);
+  }
+
+  async #awaitThread() {
+    let timer;
+    const answered = await Promise.race([
+      new Promise((resolve) => (this.#joined = () => resolve(true))),
+      new Promise((resolve) => (timer = setTimeout(resolve, FOLLOW_TIMEOUT_MS, false))),
+    ]);
+    clearTimeout(timer);
+    this.#joined = null;
+    if (answered) return;
+    // The tab in charge is busy or frozen: show what the store holds until it answers.
+    const { thread } = await loadThread(this.#options.persist, this.threadId);
+    if (!thread || this.#disposed || this.#role !== 'follower') return;
+    this.#mirror.messages = JSON.stringify(thread.messages ?? []);
+    this.#mirror.state = JSON.stringify(thread.state ?? {});
+  }
+
+  #leaveTabs(written) {
+    const tabs = this.#tabs;
+    if (!tabs) return;
+    this.#unwatchFocus?.();
+    clearTimeout(this.#mirrorTimer);
+    if (this.#role === 'follower') tabs.post({ type: 'bye' });
+    this.#rejectCommands('the runtime was disposed');
+    (written ?? Promise.resolve()).then(() => tabs.close());
   }
 
   // ------------------------------------------------------------ carrying out
@@ -304,11 +646,15 @@ export class Runtime {
   // Each step carries the changes it made (the core attaches them). Streamed
   // arguments are replayed even when no one listens, for whoever comes next.
   #deliver(changes) {
+    if (this.#role === 'leader' && this.#followers.size !== 0 && changes.length !== 0)
+      this.#tabs.post({ type: 'step', changes, view: this.#view(false, changes) });
+    const following = this.#role === 'follower';
     for (let change of changes) {
-      if (change.kind === 'tool_call_partial') change = this.#partials.resolve(change);
+      if (change.kind === 'tool_call_partial') change = this.#partials.resolve(change, following);
+      else if (change.kind === 'tool_call_added' && following) this.#partials.begin(change.toolCall.id);
       else if (change.kind === 'tool_call_ended') this.#partials.forget(change.toolCallId);
       else if (change.kind === 'run_started') this.#partials.forget();
-      if (this.#subscribers.size !== 0) this.#emit(change);
+      if (change && this.#subscribers.size !== 0) this.#emit(change);
     }
   }
 
@@ -351,6 +697,7 @@ export class Runtime {
     const turn = this.#turn;
     this.#turn = null;
     turn?.resolve({ ...done });
+    if (this.#wanted) queueMicrotask(() => this.#disposed || this.#handOverIfIdle());
   }
 
   #post({ runId }) {
@@ -476,11 +823,11 @@ export async function createRuntime(options = {}) {
     throw new AguiError('invalid_argument', 'createRuntime(): options.tools must be an array of tool definitions');
   }
   const core = await loadCore({ wasm: options.wasm });
-  const { thread, failure } = await savedThread(options);
+  checkStore(options.persist);
   const tools = new ToolSet(core, options);
   let runtime = null;
   try {
-    runtime = new Runtime(core, tools, options, thread, failure);
+    runtime = await openRuntime(core, tools, options);
     for (const tool of options.tools ?? []) runtime.tools.register(tool);
     return runtime;
   } catch (e) {
@@ -491,16 +838,51 @@ export async function createRuntime(options = {}) {
   }
 }
 
-// The thread to open: options.thread, else what options.persist holds for options.threadId.
-async function savedThread(options) {
-  const { persist: store, threadId, thread } = options;
-  if (store === undefined) return { thread };
+// A runtime for the thread `options` name, on a ToolSet (createRuntime()'s own, or shared by
+// openStoredThread()): with a store, it first takes the thread's lock or follows the tab holding it,
+// then loads what the store holds.
+async function openRuntime(core, tools, options) {
+  if (options.persist !== undefined) {
+    const threadId = typeof options.thread?.threadId === 'string' ? options.thread.threadId : options.threadId;
+    options = { ...options, threadId: threadId ?? randomId() }; // (its lock is taken before the runtime exists)
+  }
+  const tabs = await claimThread(options);
+  // A follower imports nothing: the tab in charge has the thread.
+  const { thread, failure } = tabs?.role === 'follower' ? {} : await savedThread(options);
+  let runtime;
+  try {
+    runtime = new Runtime(core, tools, options, thread, failure, tabs);
+  } catch (e) {
+    tabs?.leadership?.close();
+    throw e;
+  }
+  await runtime[JOIN]();
+  return runtime;
+}
+
+function checkStore(store) {
+  if (store === undefined) return;
   if (!store || typeof store.load !== 'function' || typeof store.save !== 'function') {
     throw new AguiError(
       'invalid_argument',
       'createRuntime(): options.persist must be a thread store (an object with load() and save(); see memoryStore(), indexedDbStore())',
     );
   }
-  if (thread !== undefined || threadId === undefined) return { thread };
+}
+
+// Whether another tab may hold the thread: then {leadership, role} once this runtime took the
+// thread's lock ('leader') or queued for it ('follower'); {reason} when tabs cannot be coordinated.
+async function claimThread({ persist: store, threadId }) {
+  if (store === undefined || typeof store.scope !== 'string') return null;
+  const reason = uncoordinated();
+  if (reason) return { reason: `thread '${threadId}' is not coordinated with other tabs: ${reason}` };
+  const leadership = new Leadership(store.scope, stringArgument('createRuntime(): options.threadId', threadId));
+  return { leadership, role: await leadership.start() };
+}
+
+// The thread to open: options.thread, else what options.persist holds for options.threadId.
+async function savedThread(options) {
+  const { persist: store, threadId, thread } = options;
+  if (store === undefined || thread !== undefined || threadId === undefined) return { thread };
   return loadThread(store, stringArgument('createRuntime(): options.threadId', threadId));
 }

@@ -229,6 +229,9 @@ export function indexedDbStore({ name = 'agui-client-tools' } = {}) {
   const now = saveClock();
   const where = (method) => `${label}.${method}()`;
   return {
+    // Every tab of the origin sees this database: its runtimes agree on one tab in charge of each
+    // thread (leadership.js). A store of your own shared by tabs names its storage the same way.
+    scope: `indexeddb:${name}`,
     async load(threadId) {
       const id = checkThreadId(where('load'), threadId);
       const record = await transact(open, where('load'), id, 'readonly', (store, outcome) => {

@@ -15,24 +15,12 @@ import { EventEmitter } from 'node:events';
 import { launchChromium } from './chromium.mjs';
 import { servePlainPage } from './plain-page.mjs';
 import { startAguiServer } from '../support/agui-server.mjs';
-import { say, callTool } from '../support/scenarios.mjs';
+import { probeRounds } from '../support/scenarios.mjs';
 import { seededRandom } from '../support/random.mjs';
 
 const ROUNDS = 5;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// The agent: one `probe` call a run, paced so that a reload can land mid-stream, until ROUNDS
-// calls have answers (whatever they say: a call closed as "may have completed" is answered too).
-async function* rounds(input, api) {
-  const answered = input.messages.filter((m) => m.role === 'tool').length;
-  if (answered >= ROUNDS) return yield* say(api, [`done after ${answered} calls`]);
-  for (const delta of ['Round ', `${answered}: `, 'asking ', 'the page.']) {
-    await sleep(15);
-    yield* say(api, [delta]);
-  }
-  await sleep(15);
-  yield* callTool(api, 'probe', { round: answered });
-}
+const rounds = probeRounds(ROUNDS);
 
 // The page: the runtime on IndexedDB, `probe` (approved by the page after a moment), and hooks
 // the test follows: window.step(name) at each step, window.ran(id) when a handler starts.

@@ -74,7 +74,7 @@ function headerList(rel, macro) {
   return [...block.matchAll(/X\(\s*k\w+\s*,\s*"([^"]+)"\s*\)/g)].map((x) => x[1]);
 }
 // Change kinds the shim itself delivers (the request body as it goes out, a tool set's edit).
-const SHIM_KINDS = ['request', 'tools_changed', 'storage_failed'];
+const SHIM_KINDS = ['request', 'tools_changed', 'storage_failed', 'role_changed'];
 
 test("the .d.ts ProblemCode union lists the core's problem codes in order, and the header is what was built", async () => {
   const { problemCodes } = await vocabulary();

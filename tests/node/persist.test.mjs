@@ -177,7 +177,7 @@ test('two runtimes of one page on one stored thread: the second says so and work
   assert.deepEqual(log.of('storage_failed'), []);
 });
 
-test('openThread() with persist opens new threads; a stored one by id is createRuntime()', T, async (t) => {
+test('openThread() with persist opens new threads; a stored one by id is openStoredThread()', T, async (t) => {
   const store = mapStore();
   const { fetch } = scriptedFetch(() => reply('hello'));
   const first = await open(t, { url: URL_, fetch, persist: store, threadId: 'th-7' });
@@ -190,9 +190,22 @@ test('openThread() with persist opens new threads; a stored one by id is createR
   assert.ok(store.records.has(other.threadId), 'a new thread is kept too');
   assert.throws(
     () => first.openThread({ threadId: 'th-7' }),
-    /openThread\(\): a threadId with persist: open a stored thread with createRuntime/,
+    /openThread\(\): a threadId with persist: open a stored thread with openStoredThread\(threadId\), which loads it/,
   );
   assert.equal(store.records.get('th-7').messages.length, first.messages.length, 'nothing written over it');
+  // The stored thread reopened beside it, on the same tools (a toggle in one is seen by the other).
+  const before = other.messages;
+  other.dispose();
+  first.tools.register({ name: 'probe', description: 'p', parameters: { type: 'object' }, handler: () => 'ok' });
+  const again = await first.openStoredThread(other.threadId);
+  t.after(() => again.dispose());
+  assert.deepEqual(again.messages, before);
+  first.tools.setEnabled('probe', false);
+  assert.equal(again.tools.list().find((x) => x.name === 'probe').enabled, false);
+  await assert.rejects(
+    first.openThread({ persist: undefined }).openStoredThread('x'),
+    /openStoredThread\(\): this runtime has no persist store/,
+  );
 });
 
 test('thread.delete(): gone from the store, and no write in flight brings it back', T, async (t) => {
@@ -206,4 +219,67 @@ test('thread.delete(): gone from the store, and no write in flight brings it bac
   assert.throws(() => runtime.messages, /disposed/);
   const memoryOnly = await open(t, { url: URL_, fetch });
   await assert.rejects(memoryOnly.thread.delete(), /thread\.delete\(\): this runtime has no persist store/);
+});
+
+test(
+  'a save that never settles counts as failed after saveTimeoutMs: told once, and the handlers run',
+  T,
+  async (t) => {
+    const store = { ...mapStore(), save: () => new Promise(() => {}) }; // (hangs: a stuck remote store)
+    const { fetch } = scriptedFetch((input, n) => (n === 0 ? callEvents('c1', 'probe') : reply('done')));
+    const probe = { name: 'probe', description: 'p', parameters: { type: 'object' }, handler: () => 'ok' };
+    const runtime = await open(t, {
+      url: URL_,
+      fetch,
+      tools: [probe],
+      persist: store,
+      threadId: 'th-hang',
+      saveTimeoutMs: 30,
+    });
+    const log = record(runtime);
+    assert.equal((await runtime.send('go')).reason, 'done', 'the turn did not wait on the store forever');
+    const failed = log.of('storage_failed');
+    assert.equal(failed.length, 1);
+    assert.match(
+      failed[0].message,
+      /saving thread 'th-hang' failed: save\(\) did not settle within 30 ms \(saveTimeoutMs\)/,
+    );
+    assert.equal(toolMessages(runtime.messages)[0].content, 'ok');
+  },
+);
+
+test(
+  'a store shared by tabs (it has a scope) where tabs cannot be coordinated: said once, and the runtime is alone',
+  T,
+  async (t) => {
+    const store = { ...mapStore(), scope: 'test:shared' };
+    const { fetch } = scriptedFetch(() => reply('hi'));
+    const runtime = await open(t, { url: URL_, fetch, persist: store, threadId: 'th-alone' });
+    const log = record(runtime);
+    await runtime.send('go');
+    await new Promise((r) => setTimeout(r, 20)); // (it is said in a macrotask, after subscribe())
+    assert.equal(runtime.role, 'alone');
+    const roles = log.of('role_changed');
+    assert.equal(roles.length, 1, 'said once');
+    assert.equal(roles[0].role, 'alone');
+    assert.equal(roles[0].threadId, 'th-alone');
+    // (node 20 has no navigator.locks; a node with Web Locks would lack nothing but BroadcastChannel.)
+    assert.match(
+      roles[0].reason,
+      /^thread 'th-alone' is not coordinated with other tabs: this environment has no (Web Locks API|BroadcastChannel)$/,
+    );
+    assert.deepEqual(log.of('storage_failed'), []);
+  },
+);
+
+test('a store without a scope (this page only) and a runtime without a store say nothing about tabs', T, async (t) => {
+  const { fetch } = scriptedFetch(() => reply('hi'));
+  for (const options of [{ persist: mapStore(), threadId: 'th-own' }, {}]) {
+    const runtime = await open(t, { url: URL_, fetch, ...options });
+    const log = record(runtime);
+    await runtime.send('go');
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(runtime.role, 'alone');
+    assert.deepEqual(log.of('role_changed'), []);
+  }
 });

@@ -335,6 +335,26 @@ async function* state_counter(input, api) {
 // uint64 bounds), written as raw JSON text; a client call then has the tab send
 // that state back in the follow-up run, where the request's text shows whether
 // it came back exactly.
+/**
+ * An agent that calls the page's `probe` tool once a run, after a few paced text deltas (so a page
+ * can be cut mid-stream), until `rounds` calls have answers (whatever they say: a call closed as
+ * "may have completed" is answered too); then it says it is done. The reload and the tabs chaos
+ * tests drive it.
+ */
+export function probeRounds(rounds) {
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  return async function* (input, api) {
+    const answered = input.messages.filter((m) => m.role === 'tool').length;
+    if (answered >= rounds) return yield* say(api, [`done after ${answered} calls`]);
+    for (const delta of ['Round ', `${answered}: `, 'asking ', 'the page.']) {
+      await sleep(15);
+      yield* say(api, [delta]);
+    }
+    await sleep(15);
+    yield* callTool(api, 'probe', { round: answered });
+  };
+}
+
 export const EXACT_STATE_TEXT = '{"big":9007199254740993,"max":18446744073709551615,"min":-9223372036854775808}';
 async function* exact_numbers(input, api) {
   const [done] = named(api, 'get_time');

@@ -24,6 +24,7 @@ import {
   type Runtime,
   type RunAgentInput,
   type Status,
+  type TabRole,
   type ToolDefinition,
   type ToolInfo,
   type TurnResult,
@@ -129,6 +130,10 @@ function describeChange(change: Change): string {
       return 'tools changed';
     case 'storage_failed':
       return `thread ${change.threadId} kept in memory only: ${change.message}`;
+    case 'role_changed': {
+      const role: TabRole = change.role;
+      return `this tab: ${role}${change.reason ? ` (${change.reason})` : ''}`;
+    }
     case 'problem':
       return `${change.fatal ? 'fatal ' : ''}${change.code} at #${change.index} (${change.eventType}): ${change.message}`;
     default: {
@@ -215,6 +220,9 @@ async function main(): Promise<void> {
   const store: ThreadStore = memoryStore();
   const kept = await createRuntime({ url: 'http://localhost:8000/agent', persist: store, threadId: 'thread-1' });
   const sidebar: string[] = (await store.list()).map((t) => t.threadId);
+  const other: Runtime = await kept.openStoredThread('thread-3');
+  const inCharge: boolean = other.role !== 'follower';
+  console.log(inCharge);
   await store.delete(sidebar[0] ?? kept.threadId);
   const resumed: TurnResult | undefined = await restored.resumed;
   console.log(resumed?.reason, restored.threadId);
