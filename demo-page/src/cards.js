@@ -33,14 +33,25 @@ export function createApprovalCard(approval, { approve, reject }) {
     'aria-label': 'Reason for rejecting',
   });
   const error = h('p', { class: 'card-error', hidden: true });
+  const show = (e) => {
+    error.hidden = false;
+    error.textContent = e?.message ?? String(e);
+  };
+  const controls = (disabled) => {
+    for (const b of el.querySelectorAll('button, input')) b.disabled = disabled;
+  };
   const decide = (fn, decision) => {
     try {
-      fn();
+      // In a tab that follows another, the decision is carried out there and answered by a promise.
+      Promise.resolve(fn()).catch((e) => {
+        delete el.dataset.decision;
+        controls(false);
+        show(e);
+      });
       el.dataset.decision = decision;
-      for (const b of el.querySelectorAll('button, input')) b.disabled = true;
+      controls(true);
     } catch (e) {
-      error.hidden = false;
-      error.textContent = e?.message ?? String(e);
+      show(e);
     }
   };
   const el = h(
@@ -103,7 +114,7 @@ export function createInterruptCard(interrupt, { resolve, cancel }) {
         error.hidden = true;
         try {
           const payload = form.read();
-          resolve(interrupt.id, payload);
+          Promise.resolve(resolve(interrupt.id, payload)).catch(fail); // (a promise in a following tab)
           sent = payload;
         } catch (e) {
           fail(e);
@@ -121,7 +132,7 @@ export function createInterruptCard(interrupt, { resolve, cancel }) {
         text: 'Cancel',
         onclick: () => {
           try {
-            cancel(interrupt.id, 'cancelled by the user');
+            Promise.resolve(cancel(interrupt.id, 'cancelled by the user')).catch(fail);
           } catch (e) {
             fail(e);
           }

@@ -107,6 +107,7 @@ function adopt(runtime) {
         return;
       }
       if (change.kind === 'messages_replaced') t.asked = countAsked(runtime);
+      if (change.kind === 'role_changed') t.follows = change.role === 'follower';
       if (change.kind === 'message_added' && change.message.role === 'user') {
         t.asked += 1;
         if (!t.title) t.title = truncate(textOf(change.message.content).replace(/\s+/g, ' '), 60);
@@ -172,7 +173,7 @@ function renderThreadList() {
       const t = threads.get(id);
       return { id, t, phase: t.runtime.status.phase };
     });
-  const key = JSON.stringify([activeId, rows.map(({ id, t, phase }) => [id, t.title, t.asked, phase])]);
+  const key = JSON.stringify([activeId, rows.map(({ id, t, phase }) => [id, t.title, t.asked, phase, t.follows])]);
   if (key === listKey) return;
   listKey = key;
   $('thread-list').replaceChildren(
@@ -213,6 +214,7 @@ function renderThreadList() {
             { class: 'thread-sub' },
             phase === 'awaiting' ? h('span', { class: 'thread-flag', text: 'needs you' }) : null,
             phase === 'running' ? h('span', { class: 'thread-flag running', text: 'working' }) : null,
+            t.follows ? h('span', { class: 'thread-flag elsewhere', text: 'open in another tab' }) : null,
             `${t.asked} message${t.asked === 1 ? '' : 's'}`,
           ),
         ),
@@ -248,7 +250,11 @@ function send(text) {
   stick = true;
   t.view.scrollToEnd();
   refresh(t.runtime.threadId);
-  turn.then(() => refresh(t.runtime.threadId));
+  // (In a tab that follows another, the send is carried out there; it fails if that tab closes first.)
+  turn.then(
+    () => refresh(t.runtime.threadId),
+    (e) => t.view.addNote('error', `Could not send: ${e?.message ?? e}`),
+  );
 }
 
 const debug = createDebugDrawer($('debug-body'));
@@ -354,13 +360,12 @@ async function boot() {
   root = await createRuntime({ ...options, threadId: first?.threadId });
   restoreToggles(root);
   adopt(root);
-  // The others share its tools (and their toggles): openThread() with the thread the store holds,
-  // kept in the same store.
+  // The others share its tools (and their toggles): openStoredThread() loads each from the store,
+  // or follows the tab already in charge of it.
   for (const row of saved) {
     if (row.threadId === root.threadId) continue;
     try {
-      const thread = await store.load(row.threadId);
-      if (thread) adopt(root.openThread({ thread }));
+      adopt(await root.openStoredThread(row.threadId));
     } catch (e) {
       banner(`A saved thread could not be restored (${e?.message ?? e}); it is left in storage as it was.`);
     }

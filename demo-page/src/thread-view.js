@@ -190,9 +190,7 @@ export class ThreadView {
     const card = this.cards.get(approval.toolCallId);
     const el = createApprovalCard(approval, {
       approve: (id) => this.runtime.approvals.approve(id),
-      reject: (id, reason) => {
-        this.runtime.approvals.reject(id, reason);
-      },
+      reject: (id, reason) => this.runtime.approvals.reject(id, reason),
     });
     if (card) card.showApproval(el);
     else this.el.append(el);

@@ -1,7 +1,7 @@
 // The demo's threads across reloads, kept by the runtime's own persistence (createRuntime({persist})
 // with indexedDbStore()): nothing of a thread is in localStorage, the sidebar lists the store's
-// threads newest first, a deleted thread stays deleted, and an approval waiting at the reload comes
-// back pending and runs its tool once when approved.
+// threads newest first, a deleted thread stays deleted, an approval waiting at the reload comes
+// back pending and runs its tool once when approved, and a second tab follows the first.
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -241,5 +241,68 @@ flow(
     const [row] = (await storedThreads(page)).filter((r) => r.threadId === 'from-the-future');
     assert.deepEqual(row.snapshot, { messages: [] });
     await screenshot(page, 'persist-storage-failed');
+  },
+);
+
+flow(
+  () => harness,
+  'a second tab on the same thread follows the first: it shows each turn, and what either sends runs once',
+  { permissions: ['geolocation'], geolocation: { latitude: 30.2672, longitude: -97.7431, accuracy: 25 } },
+  async ({ page, context }) => {
+    await send(page, 'hello');
+    await turnEnded(page, 'done');
+    const threadId = await activeId(page);
+    const hello = await lastAssistantText(page);
+
+    // Every request either tab sends, to count the tool's results among them.
+    const bodies = [];
+    context.on('request', (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/agent')
+        bodies.push(request.postDataJSON());
+    });
+    const second = await context.newPage();
+    const errors = [];
+    second.on('pageerror', (e) => errors.push(String(e?.message ?? e)));
+    await second.goto(harness.url);
+    await second.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    assert.equal(await activeId(second), threadId);
+    assert.equal(await lastAssistantText(second), hello);
+    // Headless pages all have the focus: the second, opened last, took charge of the idle thread,
+    // and the first now follows it (docs/persistence.md#tabs).
+    await page.waitForSelector('.thread-item.active .thread-flag.elsewhere', { timeout: 10000 });
+    assert.equal(await second.isVisible('.thread-item.active .thread-flag.elsewhere'), false);
+
+    // Sent from the tab in charge: its tool runs there, and the first tab shows the turn.
+    await send(second, 'Where am I?');
+    await turnEnded(second, 'done');
+    const answer = await lastAssistantText(second);
+    assert.match(answer, /30\.2672/);
+    await page.waitForFunction((text) => {
+      const bubbles = [...document.querySelectorAll('.conversation:not([hidden]) .msg-assistant .bubble')];
+      return bubbles
+        .filter((b) => b.textContent)
+        .at(-1)
+        ?.textContent.includes(text);
+    }, '30.2672');
+    assert.deepEqual(
+      (await toolCards(page)).map((c) => [c.name, c.state]),
+      [['get_current_location', 'done']],
+    );
+
+    // Sent from the following tab: carried out by the tab in charge, once.
+    await send(page, 'Where am I now?');
+    await turnEnded(second, 'done');
+    await turnEnded(page, 'done');
+    assert.equal(await second.locator('.conversation:not([hidden]) .msg-user').count(), 3);
+    assert.equal(await page.locator('.conversation:not([hidden]) .msg-user').count(), 3);
+    assert.equal(await lastAssistantText(page), await lastAssistantText(second));
+    // Two turns with a location round each: 4 requests, and one result per call in the last.
+    assert.equal(bodies.length, 4, 'two requests per turn, none twice');
+    const results = bodies[3].messages.filter((m) => m.role === 'tool');
+    assert.equal(results.length, 2);
+    assert.equal(new Set(results.map((m) => m.toolCallId)).size, 2, 'one result per call');
+    await screenshot(page, 'persist-second-tab-follows');
+    assert.deepEqual(errors, [], 'the second tab threw nothing');
+    await second.close();
   },
 );
