@@ -63,7 +63,6 @@ export class Runtime {
   #role = 'alone'; // 'leader' | 'follower' | 'alone'
   #mirror = null; // follower: {messages, status, state}, JSON texts as the tab in charge sent them
   #followers = new Set(); // leader: the tabIds following it
-  #mirrorTimer = null; // leader: the message list due to followers while a run streams
   #wanted = null; // leader: the follower that has the user's focus and asked to take charge
   #commands = new Map(); // follower: id -> {resolve, reject}, asked of the tab in charge
   #unwatchFocus = null;
@@ -496,15 +495,13 @@ export class Runtime {
     if (full || changes.some((c) => c.kind === 'state_replaced' || c.kind === 'state_patched'))
       view.state = this.#driver.state();
     if (full || changes.some((c) => !GROWING.has(c.kind))) {
-      clearTimeout(this.#mirrorTimer);
-      this.#mirrorTimer = null;
+      this.#clearTimer('mirror');
       view.messages = this.#driver.messages();
-    } else {
-      this.#mirrorTimer ??= setTimeout(() => {
-        this.#mirrorTimer = null;
-        if (!this.#disposed && this.#role === 'leader')
-          this.#tabs.post({ type: 'step', changes: [], view: this.#view(true) });
-      }, MIRROR_INTERVAL_MS);
+    } else if (!this.#timers.has('mirror')) {
+      // (The message list is due to followers: sent once the interval has passed.)
+      this.#setTimer('mirror', MIRROR_INTERVAL_MS, () => {
+        if (this.#role === 'leader') this.#tabs.post({ type: 'step', changes: [], view: this.#view(true) });
+      });
     }
     return view;
   }
@@ -622,7 +619,7 @@ export class Runtime {
     const tabs = this.#tabs;
     if (!tabs) return;
     this.#unwatchFocus?.();
-    clearTimeout(this.#mirrorTimer);
+    this.#clearTimer('mirror');
     if (this.#role === 'follower') tabs.post({ type: 'bye' });
     this.#rejectCommands('the runtime was disposed');
     (written ?? Promise.resolve()).then(() => tabs.close());
