@@ -240,6 +240,9 @@ class Driver {
   std::string exportThread() {
     return query("thread.export", [&] { return driver_->export_thread(); });
   }
+  std::string exportJournal(bool whole) {
+    return query("journal", [&] { return driver_->export_journal(whole); });
+  }
 
  private:
   static json not_open(const char* where) {
@@ -355,5 +358,6 @@ EMSCRIPTEN_BINDINGS(agui_client_tools) {
       .function("status", &Driver::status)
       .function("messages", &Driver::messages)
       .function("state", &Driver::state)
-      .function("exportThread", &Driver::exportThread);
+      .function("exportThread", &Driver::exportThread)
+      .function("exportJournal", &Driver::exportJournal);
 }

@@ -535,14 +535,29 @@ export interface StoredThreadEntry {
   messages: number;
 }
 
-/**
- * Where a runtime keeps its threads across reloads: memoryStore(), indexedDbStore(), or any
- * object with these four methods (docs/persistence.md). A fault is an AguiError whose message
- * names the store, the thread and its record, and what was wrong.
- */
 /** A runtime's part among the tabs on its thread (Runtime.role). */
 export type TabRole = 'leader' | 'follower' | 'alone';
 
+/**
+ * What changed in a thread since the runtime's last write to its store (docs/persistence.md, "The
+ * record format"): the messages from `from` on, those edited before, and the export's other
+ * fields (`state` only when it changed).
+ */
+export interface ThreadChange {
+  format: 'agui-client-tools/thread-change';
+  version: 1;
+  messages: { from: number; count: number; edited: Array<[number, Message]>; tail: Message[] };
+  [field: string]: unknown;
+}
+
+/** `snapshot` with `change` folded in (a new object); throws an Error saying why a change does not fit. */
+export function applyChange(snapshot: ExportedThread, change: ThreadChange): ExportedThread;
+
+/**
+ * Where a runtime keeps its threads across reloads: memoryStore(), indexedDbStore(), or any
+ * object with these four methods, and optionally append() (docs/persistence.md). A fault is an
+ * AguiError whose message names the store, the thread and its record, and what was wrong.
+ */
 export interface ThreadStore {
   /**
    * Set when every tab of the origin sees the same storage (indexedDbStore(): 'indexeddb:<name>'):
@@ -555,15 +570,21 @@ export interface ThreadStore {
   save(threadId: string, snapshot: ExportedThread): Promise<void>;
   /** Every saved thread, newest first. */
   list(): Promise<StoredThreadEntry[]>;
-  /** Removes the thread (no error when it is absent). */
+  /** Removes the thread and its changes (no error when it is absent). */
   delete(threadId: string): Promise<void>;
+  /**
+   * Optional: keeps a change after the last save(), durable when it resolves; load() then folds
+   * it in (applyChange). Without it, the runtime saves the whole export each time.
+   */
+  append?(threadId: string, change: ThreadChange): Promise<void>;
 }
 
 /** A store in the page's (or node's) memory, keeping deep copies; for node and tests. */
 export function memoryStore(): ThreadStore;
 
 /**
- * A store in IndexedDB: database `name` (version 1), object store "threads" keyed by threadId.
+ * A store in IndexedDB: database `name` (version 2), object stores "threads" (keyed by threadId)
+ * and "changes" (keyed [threadId, seq]).
  * Throws at once where IndexedDB is missing (node, some private windows).
  */
 export function indexedDbStore(options?: { name?: string }): ThreadStore;

@@ -97,6 +97,7 @@ const DRIVER_METHODS = {
   messages: [],
   state: [],
   exportThread: [],
+  exportJournal: [],
 };
 
 // The one place strings cross into the core: each method passes its string

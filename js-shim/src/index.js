@@ -11,6 +11,7 @@ export {
 export { loadCore as init } from './core.js';
 export { createThreadView } from './thread-view.js';
 export { memoryStore, indexedDbStore } from './storage.js';
+export { applyChange } from './journal.js';
 
 /** The default cap on follow-up runs per turn (MAX_FRONTEND_TOOL_ROUNDS; the core's kMaxFrontendToolRounds, kept equal by tests/node/mirror.test.mjs). */
 export const MAX_FRONTEND_TOOL_ROUNDS = 5;

@@ -1,12 +1,14 @@
 // What a runtime keeps of its thread in a store (createRuntime({persist})):
-// the thread's export, written when something that must survive a reload
-// happened, and at most once per interval while a run streams. One write at a
-// time; what changed meanwhile is written by the next one.
+// the thread's export once, then what changed since the last write (a change
+// record, appended), compacted into a new export now and then. Written when
+// something that must survive a reload happened, and at most once per interval
+// while a run streams. One write at a time; what changed meanwhile is written
+// by the next one.
 //
 // Write-ahead: before a handler starts, the thread that says it is running is
-// durable (the store's save() resolved). A reload after that point finds the
-// call running and closes it as one that may have completed (as import does):
-// it never runs twice. See docs/persistence.md.
+// durable (the store's save() or append() resolved). A reload after that point
+// finds the call running and closes it as one that may have completed (as
+// import does): it never runs twice. See docs/persistence.md.
 import { describeSafely } from './errors.js';
 
 // While a run streams, the thread is written at most this often.
@@ -14,11 +16,44 @@ export const STREAM_SAVE_INTERVAL_MS = 1000;
 // A save() that has not settled by then counts as failed (the handlers waiting on it start);
 // createRuntime({saveTimeoutMs}) sets it, 0: no limit.
 export const SAVE_TIMEOUT_MS = 10_000;
+// The changes appended since the last export are compacted into a new one once they hold more text
+// than that export (and at least this much), or once there are this many: a load folds a bounded
+// number of records, and the store holds at most about twice the thread.
+const COMPACT_MIN_BYTES = 64 * 1024;
+const COMPACT_MAX_CHANGES = 500;
+
+const CHANGE_FORMAT = 'agui-client-tools/thread-change';
+
+/**
+ * The thread export `snapshot` with one change record applied (a new object; `snapshot` is not
+ * changed), or throws an Error saying what is wrong with the change. The format is in
+ * docs/persistence.md, "The record format".
+ */
+export function applyChange(snapshot, change) {
+  const { format, version, messages, ...fields } = change ?? {};
+  if (format !== CHANGE_FORMAT || version !== 1)
+    throw new Error(`it is not a change record (format ${CHANGE_FORMAT}, version 1)`);
+  const { from, count, edited, tail } = messages ?? {};
+  const had = snapshot.messages.length;
+  const fits = Number.isInteger(from) && from <= had && Array.isArray(edited) && Array.isArray(tail);
+  if (!fits || count !== from + tail.length)
+    throw new Error(
+      `its messages do not fit the thread's ${had} (from ${describeSafely(from)}, count ${describeSafely(count)})`,
+    );
+  const list = snapshot.messages.slice(0, from);
+  for (const [index, message] of edited) {
+    if (!(Number.isInteger(index) && index >= 0 && index < from))
+      throw new Error(`it edits message ${describeSafely(index)}, not one of the ${from} it keeps`);
+    list[index] = message;
+  }
+  list.push(...tail);
+  return { ...snapshot, ...fields, messages: list };
+}
 
 export class Journal {
   #store;
   #threadId;
-  #snapshot; // () => the thread's export, now
+  #read; // (whole) => the thread's export (whole) or its change since the last read, as JSON text
   #onFailure; // (message) => void: told once per failure streak
   #writing = null; // the save in flight
   #asked = 0; // flush() calls so far
@@ -26,15 +61,20 @@ export class Journal {
   #dirty = false; // changed since the last write (written when the timer fires)
   #timer = null;
   #failing = false;
+  #wholeNext = true; // the next write is an export: the first one, and any after a failed write
+  #exportBytes = 0; // the last export written
+  #appendedBytes = 0; // the changes appended since
+  #appended = 0;
+  #last = null; // close(): the final write, taken while the core was there
   stopped = false; // set when the stored record must not be written over
 
   #timeoutMs;
 
-  constructor({ store, threadId, snapshot, onFailure, timeoutMs }) {
+  constructor({ store, threadId, read, onFailure, timeoutMs }) {
     this.#timeoutMs = timeoutMs ?? SAVE_TIMEOUT_MS;
     this.#store = store;
     this.#threadId = threadId;
-    this.#snapshot = snapshot;
+    this.#read = read;
     this.#onFailure = onFailure;
   }
 
@@ -65,10 +105,22 @@ export class Journal {
         await this.#writing;
         continue;
       }
+      if (this.stopped && !this.#last) return; // stop(): nothing more is written
       this.#writing = this.#write().finally(() => {
         this.#writing = null;
       });
     }
+  }
+
+  // The export, when it is due; else the change since the last write.
+  #take() {
+    if (this.#last) return this.#last;
+    const whole =
+      this.#wholeNext ||
+      typeof this.#store.append !== 'function' ||
+      this.#appended >= COMPACT_MAX_CHANGES ||
+      this.#appendedBytes > Math.max(this.#exportBytes, COMPACT_MIN_BYTES);
+    return { whole, text: this.#read(whole) };
   }
 
   // Writes the thread as it is now: that covers every flush() asked so far.
@@ -77,29 +129,49 @@ export class Journal {
     clearTimeout(this.#timer);
     this.#timer = null;
     this.#dirty = false;
-    let timer;
     try {
-      const saved = this.#store.save(this.#threadId, this.#snapshot());
-      const late = new Promise((_, reject) => {
-        const ms = this.#timeoutMs;
-        if (ms > 0) timer = setTimeout(reject, ms, new Error(`save() did not settle within ${ms} ms (saveTimeoutMs)`));
-      });
-      await Promise.race([saved, late]);
-      this.#failing = false;
+      const { whole, text } = this.#take();
+      await this.#settled(whole ? 'save' : 'append', JSON.parse(text));
+      this.#wrote(whole, text.length);
     } catch (e) {
       if (!this.#failing) this.#onFailure(`saving thread '${this.#threadId}' failed: ${describeSafely(e)}`);
       this.#failing = true;
+      this.#wholeNext = true; // (what that write held is in no record: the next export holds it)
+    }
+    this.#landed = covers;
+  }
+
+  // store[method](threadId, value), rejected when it has not settled within the timeout.
+  async #settled(method, value) {
+    const ms = this.#timeoutMs;
+    let timer;
+    const late = new Promise((_, reject) => {
+      if (ms > 0)
+        timer = setTimeout(reject, ms, new Error(`${method}() did not settle within ${ms} ms (saveTimeoutMs)`));
+    });
+    try {
+      await Promise.race([this.#store[method](this.#threadId, value), late]);
     } finally {
       clearTimeout(timer);
     }
-    this.#landed = covers;
+  }
+
+  #wrote(whole, bytes) {
+    this.#failing = false;
+    if (!whole) {
+      this.#appended += 1;
+      this.#appendedBytes += bytes;
+      return;
+    }
+    this.#wholeNext = false;
+    this.#exportBytes = bytes;
+    this.#appended = this.#appendedBytes = 0;
   }
 
   /** The last write, of the thread as it is now (the runtime is being disposed); then nothing more. Resolves once it landed. */
   close() {
     if (this.stopped) return Promise.resolve();
-    const last = this.#snapshot();
-    this.#snapshot = () => last;
+    this.#last = { whole: true, text: this.#read(true) }; // (a write in flight may fail: an export holds all)
     const written = this.flush();
     this.stopped = true; // (flush() above already started)
     return written;
@@ -114,6 +186,7 @@ export class Journal {
 
   /** Writes nothing more: the stored record could not be read, and must not be written over. */
   stop() {
+    this.#last = null;
     clearTimeout(this.#timer);
     this.#timer = null;
     this.stopped = true;

@@ -179,7 +179,7 @@ export class Runtime {
     this.#journal = new Journal({
       store,
       threadId: this.threadId,
-      snapshot: () => JSON.parse(this.#driver.exportThread()),
+      read: (whole) => this.#driver.exportJournal(whole),
       onFailure: (message) => this.#storageFailed(message),
       timeoutMs: this.#options.saveTimeoutMs,
     });

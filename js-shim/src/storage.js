@@ -1,13 +1,18 @@
 // Thread stores: where a runtime keeps its threads across reloads (issue 22 §1, §3).
-// A store is any object with four async methods, load, save, list and delete
-// (docs/persistence.md); these are the two built in: memoryStore() for node and
-// tests, indexedDbStore() for a browser, on the plain IndexedDB API.
+// A store is any object with four async methods, load, save, list and delete, and
+// optionally append (docs/persistence.md); these are the two built in: memoryStore()
+// for node and tests, indexedDbStore() for a browser, on the plain IndexedDB API.
+// Each keeps a thread as its last export and the change records appended since,
+// which load() folds into the export they make (journal.js: applyChange).
 import { AguiError, describeSafely } from './errors.js';
+import { applyChange } from './journal.js';
 
 /** The record format this version writes and reads; a larger one is from a newer version. */
 const RECORD_FORMAT = 1;
-const DB_VERSION = 1;
+const DB_VERSION = 2; // 1: threads only; 2: and changes
 const OBJECT_STORE = 'threads';
+const CHANGES = 'changes'; // the change records, keyed [threadId, seq]
+const BLOCKED_MS = 2000; // how long an upgrade waits for an older connection to close
 // The code of every storage fault (bad arguments are invalid_argument).
 const STORAGE_CODE = 'storage_failed';
 
@@ -42,6 +47,15 @@ function newRecord(where, threadId, snapshot, updatedAt) {
   return { format: RECORD_FORMAT, threadId, updatedAt, snapshot };
 }
 
+function newChange(where, threadId, change, seq, updatedAt) {
+  if (!isObject(change) || !isObject(change.messages))
+    throw new AguiError(
+      'invalid_argument',
+      `${where}: thread ${quote(threadId)}: the change must be an object (a change record), not ${kindOf(change)}`,
+    );
+  return { format: RECORD_FORMAT, threadId, seq, updatedAt, messages: change.messages.count, change };
+}
+
 /** What is wrong with a stored record: {newer} (never overwritten), {corrupt} (save replaces it), or null. */
 function recordProblem(record, threadId) {
   if (!isObject(record)) return { corrupt: `is corrupted: it is ${kindOf(record)}, not an object` };
@@ -59,20 +73,42 @@ function recordProblem(record, threadId) {
   return null;
 }
 
-/** The snapshot of a stored record, or the fault that refuses it. */
-function readSnapshot(where, threadId, record) {
+/**
+ * The thread a stored record and its change records make (a new object), or the fault that
+ * refuses them, naming the record.
+ */
+function readSnapshot(where, threadId, record, changes = []) {
   const problem = recordProblem(record, threadId);
   if (problem?.newer) throw storageError(where, threadId, `${problem.newer}; it is left as it is`);
   if (problem) throw storageError(where, threadId, `${problem.corrupt}; save() replaces it`);
-  return record.snapshot;
+  let snapshot = record.snapshot;
+  for (const entry of changes) {
+    const named = `change record ${CHANGES}[[${quote(threadId)}, ${describeSafely(entry?.seq)}]]`;
+    if (entry?.format > RECORD_FORMAT)
+      throw storageError(where, threadId, `has a ${named} written by a newer version; it is left as it is`);
+    try {
+      if (entry?.format !== RECORD_FORMAT) throw new Error(`its format is not ${RECORD_FORMAT}`);
+      snapshot = applyChange(snapshot, entry.change);
+    } catch (e) {
+      throw storageError(where, threadId, `has a corrupted ${named}: ${describeSafely(e)}; save() replaces it`);
+    }
+  }
+  return snapshot;
 }
 
-/** list()'s entries, newest first; a record it cannot read still shows (load() says what is wrong). */
+/**
+ * list()'s entries, newest first, from [threadId, record, its last change record or undefined]; a
+ * record it cannot read still shows (load() says what is wrong).
+ */
 function summarize(entries) {
-  const rows = entries.map(([threadId, record]) => ({
+  const rows = entries.map(([threadId, record, last]) => ({
     threadId,
-    updatedAt: typeof record?.updatedAt === 'number' ? record.updatedAt : 0,
-    messages: Array.isArray(record?.snapshot?.messages) ? record.snapshot.messages.length : 0,
+    updatedAt: [last?.updatedAt, record?.updatedAt, 0].find((t) => typeof t === 'number'),
+    messages: Number.isInteger(last?.messages)
+      ? last.messages
+      : Array.isArray(record?.snapshot?.messages)
+        ? record.snapshot.messages.length
+        : 0,
   }));
   return rows.sort((a, b) => b.updatedAt - a.updatedAt || (a.threadId < b.threadId ? -1 : 1));
 }
@@ -85,7 +121,8 @@ function saveClock() {
 
 /** A store in this page's memory: deep copies in and out, so no caller's object is shared with it. */
 export function memoryStore() {
-  const records = new Map();
+  const records = new Map(); // threadId -> its record (the last export)
+  const changes = new Map(); // threadId -> the change records appended since
   const now = saveClock();
   const where = (method) => `memoryStore().${method}()`;
   const copy = (method, threadId, value) => {
@@ -102,17 +139,27 @@ export function memoryStore() {
     async load(threadId) {
       const id = checkThreadId(where('load'), threadId);
       if (!records.has(id)) return null;
-      return copy('load', id, readSnapshot(where('load'), id, records.get(id)));
+      return copy('load', id, readSnapshot(where('load'), id, records.get(id), changes.get(id)));
     },
     async save(threadId, snapshot) {
       const id = checkThreadId(where('save'), threadId);
       records.set(id, copy('save', id, newRecord(where('save'), id, snapshot, now())));
+      changes.delete(id);
+    },
+    async append(threadId, change) {
+      const id = checkThreadId(where('append'), threadId);
+      if (!records.has(id)) throw storageError(where('append'), id, 'has no record to append to: save() it first');
+      const list = changes.get(id) ?? [];
+      list.push(copy('append', id, newChange(where('append'), id, change, list.length + 1, now())));
+      changes.set(id, list);
     },
     async list() {
-      return summarize([...records]);
+      return summarize([...records].map(([id, record]) => [id, record, changes.get(id)?.at(-1)]));
     },
     async delete(threadId) {
-      records.delete(checkThreadId(where('delete'), threadId));
+      const id = checkThreadId(where('delete'), threadId);
+      records.delete(id);
+      changes.delete(id);
     },
   };
 }
@@ -165,12 +212,22 @@ function openDatabase(idb, name, onClosed) {
     }
     request.onupgradeneeded = () => {
       const db = request.result;
-      if (!db.objectStoreNames.contains(OBJECT_STORE)) db.createObjectStore(OBJECT_STORE);
+      for (const name of [OBJECT_STORE, CHANGES]) if (!db.objectStoreNames.contains(name)) db.createObjectStore(name);
     };
-    request.onblocked = () => reject('the database cannot be opened: blocked by another connection that stays open');
+    // Blocked: a connection at the old version (another tab) has not closed yet. It may be closing:
+    // given a moment, then refused; a connection that comes after that is closed at once.
+    let blocked = null;
+    request.onblocked = () => {
+      blocked ??= setTimeout(() => {
+        blocked = 'refused';
+        reject('the database cannot be opened: blocked by another connection that stays open');
+      }, BLOCKED_MS);
+    };
     request.onerror = () => reject(openFailure(request.error));
     request.onsuccess = () => {
       const db = request.result;
+      if (blocked === 'refused') return db.close();
+      clearTimeout(blocked);
       // Another tab upgrading (a newer version) must not wait on this one.
       db.onversionchange = () => (db.close(), onClosed());
       db.onclose = onClosed;
@@ -180,9 +237,9 @@ function openDatabase(idb, name, onClosed) {
 }
 
 /**
- * Runs `body(objectStore, outcome, tx)` in one transaction; resolves with outcome.value once the
- * transaction completes (a readwrite one is then durable), rejects with outcome.refusal or the
- * transaction's error when it aborts.
+ * Runs `body({threads, changes}, outcome, refuse)` in one transaction over both object stores;
+ * resolves with outcome.value once the transaction completes (a readwrite one is then durable),
+ * rejects with outcome.refusal or the transaction's error when it aborts.
  */
 async function transact(open, where, threadId, mode, body) {
   let db;
@@ -199,7 +256,7 @@ async function transact(open, where, threadId, mode, body) {
     };
     let tx;
     try {
-      tx = db.transaction(OBJECT_STORE, mode, { durability: 'strict' });
+      tx = db.transaction([OBJECT_STORE, CHANGES], mode, { durability: 'strict' });
     } catch (e) {
       return reject(
         storageError(where, threadId, `cannot be reached: no transaction on ${OBJECT_STORE} (${errorText(e)})`),
@@ -208,14 +265,21 @@ async function transact(open, where, threadId, mode, body) {
     tx.oncomplete = () => resolve(outcome.value);
     tx.onabort = () => reject(outcome.refusal ?? storageError(where, threadId, failureFor(mode)(tx.error)));
     try {
-      body(tx.objectStore(OBJECT_STORE), outcome, (refusal) => fail(tx, refusal));
+      const stores = { threads: tx.objectStore(OBJECT_STORE), changes: tx.objectStore(CHANGES) };
+      body(stores, outcome, (refusal) => fail(tx, refusal));
     } catch (e) {
       fail(tx, storageError(where, threadId, failureFor(mode)(e)));
     }
   });
 }
 
-/** A store in IndexedDB: database `name` (version 1), object store "threads", records keyed by threadId. */
+/** The keys of a thread's change records: [threadId, seq]. */
+const changesOf = (threadId) => IDBKeyRange.bound([threadId, 0], [threadId, Infinity]);
+
+/**
+ * A store in IndexedDB: database `name` (version 2), object store "threads" (each thread's last
+ * export, keyed by threadId) and "changes" (the change records appended since, keyed [threadId, seq]).
+ */
 export function indexedDbStore({ name = 'agui-client-tools' } = {}) {
   const label = `indexedDbStore(${quote(name)})`;
   const idb = globalThis.indexedDB;
@@ -228,44 +292,77 @@ export function indexedDbStore({ name = 'agui-client-tools' } = {}) {
   const open = connection(idb, String(name));
   const now = saveClock();
   const where = (method) => `${label}.${method}()`;
+  const put = (store, value, key, refuse, method, id) => {
+    try {
+      store.put(value, key);
+    } catch (e) {
+      refuse(storageError(where(method), id, writeFailure(e)));
+    }
+  };
   return {
     // Every tab of the origin sees this database: its runtimes agree on one tab in charge of each
     // thread (leadership.js). A store of your own shared by tabs names its storage the same way.
     scope: `indexeddb:${name}`,
     async load(threadId) {
       const id = checkThreadId(where('load'), threadId);
-      const record = await transact(open, where('load'), id, 'readonly', (store, outcome) => {
-        const get = store.get(id);
-        get.onsuccess = () => (outcome.value = get.result);
+      const found = await transact(open, where('load'), id, 'readonly', ({ threads, changes }, outcome) => {
+        const get = threads.get(id);
+        const after = changes.getAll(changesOf(id));
+        after.onsuccess = () => (outcome.value = { record: get.result, changes: after.result });
       });
-      return record === undefined ? null : readSnapshot(where('load'), id, record);
+      return found.record === undefined ? null : readSnapshot(where('load'), id, found.record, found.changes);
     },
     async save(threadId, snapshot) {
       const id = checkThreadId(where('save'), threadId);
       const record = newRecord(where('save'), id, snapshot, now());
-      await transact(open, where('save'), id, 'readwrite', (store, outcome, refuse) => {
-        const get = store.get(id);
+      await transact(open, where('save'), id, 'readwrite', ({ threads, changes }, outcome, refuse) => {
+        const get = threads.get(id);
         get.onsuccess = () => {
           const newer = get.result === undefined ? null : recordProblem(get.result, id)?.newer;
           if (newer) return refuse(storageError(where('save'), id, `${newer}; it is not overwritten`));
-          try {
-            store.put(record, id);
-          } catch (e) {
-            refuse(storageError(where('save'), id, writeFailure(e)));
-          }
+          put(threads, record, id, refuse, 'save', id);
+          changes.delete(changesOf(id)); // (now in the export)
+        };
+      });
+    },
+    // One change record after the last (the runtime appends only after its own save()).
+    async append(threadId, change) {
+      const id = checkThreadId(where('append'), threadId);
+      await transact(open, where('append'), id, 'readwrite', ({ threads, changes }, outcome, refuse) => {
+        const base = threads.getKey(id);
+        const last = changes.openKeyCursor(changesOf(id), 'prev');
+        last.onsuccess = () => {
+          if (base.result === undefined)
+            return refuse(storageError(where('append'), id, 'has no record to append to: save() it first'));
+          const seq = (last.result?.key[1] ?? 0) + 1;
+          put(changes, newChange(where('append'), id, change, seq, now()), [id, seq], refuse, 'append', id);
         };
       });
     },
     async list() {
-      return transact(open, where('list'), undefined, 'readonly', (store, outcome) => {
-        const keys = store.getAllKeys();
-        const values = store.getAll();
-        values.onsuccess = () => (outcome.value = summarize(keys.result.map((key, i) => [key, values.result[i]])));
+      return transact(open, where('list'), undefined, 'readonly', ({ threads, changes }, outcome) => {
+        const keys = threads.getAllKeys();
+        const values = threads.getAll();
+        values.onsuccess = () => {
+          const rows = keys.result.map((key, i) => [key, values.result[i], undefined]);
+          if (rows.length === 0) outcome.value = [];
+          let left = rows.length;
+          for (const row of rows) {
+            const last = changes.openCursor(changesOf(row[0]), 'prev');
+            last.onsuccess = () => {
+              row[2] = last.result?.value;
+              if (--left === 0) outcome.value = summarize(rows);
+            };
+          }
+        };
       });
     },
     async delete(threadId) {
       const id = checkThreadId(where('delete'), threadId);
-      await transact(open, where('delete'), id, 'readwrite', (store) => store.delete(id));
+      await transact(open, where('delete'), id, 'readwrite', ({ threads, changes }) => {
+        threads.delete(id);
+        changes.delete(changesOf(id));
+      });
     },
   };
 }

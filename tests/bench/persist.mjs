@@ -1,7 +1,7 @@
 // What createRuntime({persist}) costs, beside the same runtime without it, in one process: the 22k-event
 // stream (a thread written when the message is sent, at most once a second while the run streams, and at
 // its end), a tool round (the write-ahead write before the handler starts, then one after the results),
-// and one write of threads of growing size (the export a write takes, and the copy a store keeps).
+// and a turn on threads of growing size (its change records), beside one whole export written.
 // The store is memoryStore(): what the runtime itself spends; a real store's I/O comes on top.
 //   node --expose-gc tests/bench/persist.mjs [--reps=5]
 import { memoryStore } from '../../js-shim/src/storage.js';
@@ -54,35 +54,59 @@ async function roundCost() {
   return { plain: median(plain), kept: median(kept) };
 }
 
-/** µs for one write of a thread of `messages` messages (its export, and the store's copy). */
-async function writeCost(messages) {
-  const events = [];
+/** A fetch whose first run fills the thread with `messages` assistant messages, then one short reply per run. */
+function fillingFetch(messages) {
+  const filler = [];
   for (let i = 0; i < messages; i += 1)
-    events.push({
+    filler.push({
       type: 'TEXT_MESSAGE_CHUNK',
       messageId: `m${i}`,
       role: 'assistant',
       delta: `message ${i} `.repeat(8),
     });
-  const fetch = async (url, init) => {
+  let runs = 0;
+  return async (url, init) => {
     const { threadId, runId } = JSON.parse(init.body);
-    const all = [{ type: 'RUN_STARTED', threadId, runId }, ...events, { type: 'RUN_FINISHED', threadId, runId }];
+    const body =
+      runs++ === 0 ? filler : [{ type: 'TEXT_MESSAGE_CHUNK', messageId: `r${runs}`, role: 'assistant', delta: 'ok' }];
+    const all = [{ type: 'RUN_STARTED', threadId, runId }, ...body, { type: 'RUN_FINISHED', threadId, runId }];
     return new Response(all.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(''), {
       headers: { 'content-type': 'text/event-stream' },
     });
   };
-  const runtime = await createRuntime({ url: 'http://bench.invalid/agent', fetch });
-  await runtime.send('fill');
+}
+
+/**
+ * On a thread of `messages` messages: µs for a turn (a message sent, a one-message reply) without a
+ * store and with one (its writes: change records), and for one whole export written (what a
+ * compaction costs, and what every write cost before change records).
+ */
+async function turnCost(messages) {
+  const opened = async (persist) => {
+    const runtime = await createRuntime({ url: 'http://bench.invalid/agent', fetch: fillingFetch(messages), persist });
+    await runtime.send('fill');
+    return runtime;
+  };
   const store = memoryStore();
-  const samples = [];
+  const plain = await opened(undefined);
+  const kept = await opened(store);
+  const turn = async (runtime) => {
+    const t0 = performance.now();
+    await runtime.send('hi');
+    return (performance.now() - t0) * 1000;
+  };
+  const samples = { plain: [], kept: [], whole: [] };
   for (let r = 0; r < reps * 4; r += 1) {
     gc();
+    samples.plain.push(await turn(plain));
+    samples.kept.push(await turn(kept));
     const t0 = performance.now();
-    await store.save(runtime.threadId, runtime.thread.export());
-    samples.push((performance.now() - t0) * 1000);
+    await store.save(kept.threadId, kept.thread.export());
+    samples.whole.push((performance.now() - t0) * 1000);
   }
-  runtime.dispose();
-  return median(samples);
+  plain.dispose();
+  kept.dispose();
+  return { plain: median(samples.plain), kept: median(samples.kept), whole: median(samples.whole) };
 }
 
 const stream = await streamCost();
@@ -94,5 +118,9 @@ console.log(
 console.log(
   `  tool round, 1 call: ${fmtNum(round.plain, 1)} µs → ${fmtNum(round.kept, 1)} µs, ${fmtNum(round.kept / round.plain, 2)}x (${fmtNum(round.kept - round.plain, 1)} µs per call: the write-ahead write)`,
 );
-for (const n of [10, 100, 1000])
-  console.log(`  one write, a thread of ${n} messages: ${fmtNum(await writeCost(n), 1)} µs`);
+for (const n of [10, 100, 1000]) {
+  const c = await turnCost(n);
+  console.log(
+    `  a turn on a thread of ${n} messages: ${fmtNum(c.plain, 1)} µs → ${fmtNum(c.kept, 1)} µs (+${fmtNum(c.kept - c.plain, 1)} µs: its change records); one whole export written: ${fmtNum(c.whole, 1)} µs`,
+  );
+}

@@ -8,6 +8,7 @@ import { mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { applyChange } from '../../js-shim/src/journal.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -172,32 +173,42 @@ export function toolCards(page) {
 
 /**
  * The threads the demo's store holds (IndexedDB database "agui-demo", read directly, not through
- * the page's code): [{threadId, updatedAt, snapshot}], newest first; [] before the first save.
+ * the page's code, each export folded with its change records as docs/persistence.md says):
+ * [{threadId, updatedAt, snapshot}], newest first; [] before the first save.
  */
-export function storedThreads(page) {
-  return page.evaluate(
+export async function storedThreads(page) {
+  const { threads, changes } = await page.evaluate(
     () =>
       new Promise((resolve, reject) => {
         const request = indexedDB.open('agui-demo');
-        // No database yet: opening must not create one (the page's store creates it, with its table).
+        // No database yet: opening must not create one (the page's store creates it, with its tables).
         request.onupgradeneeded = () => request.transaction.abort();
         request.onerror = (event) => {
           event.preventDefault();
-          resolve([]);
+          resolve({ threads: [], changes: [] });
         };
         request.onsuccess = () => {
           const db = request.result;
-          const tx = db.transaction('threads', 'readonly');
-          const all = tx.objectStore('threads').getAll();
-          all.onsuccess = () => {
+          const tx = db.transaction(['threads', 'changes'], 'readonly');
+          const threads = tx.objectStore('threads').getAll();
+          const changes = tx.objectStore('changes').getAll(); // (in key order: by thread, then seq)
+          tx.oncomplete = () => {
             db.close();
-            const rows = all.result.map(({ threadId, updatedAt, snapshot }) => ({ threadId, updatedAt, snapshot }));
-            resolve(rows.sort((a, b) => b.updatedAt - a.updatedAt));
+            resolve({ threads: threads.result, changes: changes.result });
           };
-          all.onerror = () => reject(all.error);
+          tx.onerror = () => reject(tx.error);
         };
       }),
   );
+  const rows = threads.map(({ threadId, updatedAt, snapshot }) => {
+    const after = changes.filter((c) => c.threadId === threadId);
+    return {
+      threadId,
+      updatedAt: after.at(-1)?.updatedAt ?? updatedAt,
+      snapshot: after.reduce((thread, c) => applyChange(thread, c.change), snapshot),
+    };
+  });
+  return rows.sort((a, b) => b.updatedAt - a.updatedAt);
 }
 
 /** Waits until `test(storedThreads)` holds (a write is durable once it shows here), and returns them. */

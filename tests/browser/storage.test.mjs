@@ -12,15 +12,16 @@ const page = `<!doctype html><meta charset="utf-8"><title>storage</title>
 <script type="module">
   import * as storage from '/src/storage.js';
   const request = (r) => new Promise((resolve, reject) => { r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); });
-  const openRaw = (name, version = 1) => {
-    const r = indexedDB.open(name, version);
+  // (At the version it is at; a new database at version 1, with "threads" only: what version 1 of the store made.)
+  const openRaw = (name, version) => {
+    const r = version === undefined ? indexedDB.open(name) : indexedDB.open(name, version);
     r.onupgradeneeded = () => r.result.objectStoreNames.contains('threads') || r.result.createObjectStore('threads');
     return request(r);
   };
-  const inTx = async (name, mode, fn) => {
+  const inTx = async (name, mode, fn, objectStore = 'threads') => {
     const db = await openRaw(name);
     try {
-      return await request(fn(db.transaction('threads', mode).objectStore('threads')));
+      return await request(fn(db.transaction(objectStore, mode).objectStore(objectStore)));
     } finally {
       db.close();
     }
@@ -28,6 +29,8 @@ const page = `<!doctype html><meta charset="utf-8"><title>storage</title>
   window.raw = {
     put: (name, key, value) => inTx(name, 'readwrite', (s) => s.put(value, key)),
     get: (name, key) => inTx(name, 'readonly', (s) => s.get(key)),
+    putChange: (name, key, value) => inTx(name, 'readwrite', (s) => s.put(value, key), 'changes'),
+    changes: (name) => inTx(name, 'readonly', (s) => s.getAll(), 'changes'),
     openAt: async (name, version) => (await openRaw(name, version)).close(),
   };
   // A promise's outcome as plain data, to hand back to the test.
@@ -254,7 +257,7 @@ test('quota exceeded on save (simulated: put throws a QuotaExceededError) reject
 test('a database that cannot be opened (at a newer version) makes load, save and list reject, saying so', async () => {
   const tab = await openPage();
   const out = await tab.evaluate(async () => {
-    await window.raw.openAt('too-new', 2);
+    await window.raw.openAt('too-new', 3);
     const store = window.storage.indexedDbStore({ name: 'too-new' });
     return {
       load: (await window.outcome(store.load('t'))).error,
@@ -262,7 +265,7 @@ test('a database that cannot be opened (at a newer version) makes load, save and
       list: (await window.outcome(store.list())).error,
     };
   });
-  const cause = /the database cannot be opened: it is at a newer version than 1 \(VersionError: /;
+  const cause = /the database cannot be opened: it is at a newer version than 2 \(VersionError: /;
   assert.match(out.load.message, /^indexedDbStore\("too-new"\)\.load\(\): thread "t" \(record threads\["t"\]\) cannot/);
   assert.match(out.save.message, /^indexedDbStore\("too-new"\)\.save\(\): thread "t" /);
   assert.match(out.list.message, /^indexedDbStore\("too-new"\)\.list\(\): the threads records cannot be reached: /);
@@ -270,6 +273,90 @@ test('a database that cannot be opened (at a newer version) makes load, save and
     assert.equal(error.code, 'storage_failed');
     assert.match(error.message, cause);
   }
+  await tab.close();
+});
+
+// A change record as the runtime appends it (journal.js): the messages from `from` on, and edits before.
+const change = (from, tail, edited = []) => ({
+  format: 'agui-client-tools/thread-change',
+  version: 1,
+  messages: { from, count: from + tail.length, edited, tail },
+  round: from,
+});
+
+test('append adds a change record that load folds in and list counts; save compacts them; delete removes them', async () => {
+  const tab = await openPage();
+  const more = { id: 'm1', role: 'assistant', content: 'more' };
+  const out = await tab.evaluate(
+    async ({ saved, changes }) => {
+      const store = window.storage.indexedDbStore({ name: 'changes' });
+      const early = await window.outcome(store.append('t', changes[0]));
+      await store.save('t', saved);
+      for (const c of changes) await store.append('t', c);
+      const raw = await window.raw.changes('changes');
+      const folded = await store.load('t');
+      const list = await store.list();
+      await store.save('t', folded);
+      const compacted = (await window.raw.changes('changes')).length;
+      await store.append('t', changes[0]);
+      await store.delete('t');
+      return { early, raw, folded, list, compacted, left: (await window.raw.changes('changes')).length };
+    },
+    {
+      saved: snapshot('t'),
+      changes: [change(1, [more]), change(2, [], [[0, { id: 'm0', role: 'user', content: 'edited' }]])],
+    },
+  );
+  assert.equal(
+    out.early.error.message,
+    'indexedDbStore("changes").append(): thread "t" (record threads["t"]) has no record to append to: save() it first',
+  );
+  assert.deepEqual(
+    out.raw.map((r) => [r.threadId, r.seq, r.messages, Object.keys(r)]),
+    [
+      ['t', 1, 2, ['format', 'threadId', 'seq', 'updatedAt', 'messages', 'change']],
+      ['t', 2, 2, ['format', 'threadId', 'seq', 'updatedAt', 'messages', 'change']],
+    ],
+  );
+  const expected = { ...snapshot('t'), round: 2 }; // (the last change's fields win)
+  expected.messages = [{ id: 'm0', role: 'user', content: 'edited' }, more];
+  assert.equal(JSON.stringify(out.folded), JSON.stringify(expected), 'folded, keys in their order');
+  assert.deepEqual(
+    out.list.map((r) => [r.threadId, r.messages]),
+    [['t', 2]],
+    "the count is the last change's",
+  );
+  assert.equal(out.compacted, 0, 'save() replaces the changes');
+  assert.equal(out.left, 0, 'delete() removes the changes');
+  await tab.close();
+});
+
+test('a corrupted change record is refused by load, naming it, and save replaces it', async () => {
+  const tab = await openPage();
+  const out = await tab.evaluate(
+    async ({ saved, bad, good }) => {
+      const store = window.storage.indexedDbStore({ name: 'bad-change' });
+      await store.save('t', saved);
+      await window.raw.putChange('bad-change', ['t', 1], { format: 1, threadId: 't', seq: 1, change: bad });
+      const load = await window.outcome(store.load('t'));
+      await window.raw.putChange('bad-change', ['t', 1], { format: 9, threadId: 't', seq: 1, change: good });
+      const newer = await window.outcome(store.load('t'));
+      await store.save('t', saved);
+      return { load: load.error, newer: newer.error, reloaded: await store.load('t') };
+    },
+    { saved: snapshot('t'), bad: change(5, []), good: change(1, []) },
+  );
+  assert.equal(out.load.code, 'storage_failed');
+  assert.equal(
+    out.load.message,
+    'indexedDbStore("bad-change").load(): thread "t" (record threads["t"]) has a corrupted change record ' +
+      `changes[["t", 1]]: its messages do not fit the thread's 1 (from 5, count 5); save() replaces it`,
+  );
+  assert.match(
+    out.newer.message,
+    /has a change record changes\[\["t", 1\]\] written by a newer version; it is left as it is$/,
+  );
+  assert.deepEqual(out.reloaded, snapshot('t'));
   await tab.close();
 });
 

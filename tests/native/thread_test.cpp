@@ -201,5 +201,46 @@ TEST(ChangeLog, RecordsAreWrittenAsTheyAreBuilt) {
   EXPECT_EQ(text.rfind("[{\"kind\":\"run_started\"", 0), 0u) << "kind comes first: " << text;
 }
 
+// What a journal writes: take_changes() names the messages changed since the last take.
+TEST(ThreadChanges, ANewThreadIsAllChangedThenOnlyWhatChangedSince) {
+  Thread t("t1");
+  t.append({{"id", "u1"}, {"role", "user"}, {"content", "hi"}});
+  t.append(assistant_with_call("a1", "c1"));
+  auto first = t.take_changes();
+  EXPECT_EQ(first.moved_from, 0u);
+  EXPECT_TRUE(first.state);
+  auto none = t.take_changes();
+  EXPECT_EQ(none.moved_from, 2u);
+  EXPECT_TRUE(none.edited.empty());
+  EXPECT_FALSE(none.state);
+
+  t.append({{"id", "a2"}, {"role", "assistant"}, {"content", ""}});
+  EXPECT_EQ(t.take_changes().moved_from, 2u);    // the new message only
+  (*t.find_message("a2"))["content"] = "grown";  // handed out for writing: edited
+  t.find_tool_call("c1");
+  auto edits = t.take_changes();
+  EXPECT_EQ(edits.moved_from, 3u);
+  EXPECT_EQ(edits.edited, (std::vector<std::size_t>{1, 2}));
+}
+
+TEST(ThreadChanges, AnInsertMovesWhatFollowsAndASnapshotMovesAll) {
+  Thread t("t1");
+  t.append(assistant_with_call("a1", "c1"));
+  t.append({{"id", "a2"}, {"role", "assistant"}, {"content", "later"}});
+  t.take_changes();
+  t.insert_result({{"id", "r1"}, {"role", "tool"}, {"toolCallId", "c1"}, {"content", "1"}});
+  auto inserted = t.take_changes();
+  EXPECT_EQ(inserted.moved_from, 1u);  // r1 at 1, a2 moved to 2
+  EXPECT_TRUE(inserted.edited.empty());
+
+  t.find_message("a1");
+  t.replace_all({{{"id", "x"}, {"role", "user"}}});
+  auto replaced = t.take_changes();
+  EXPECT_EQ(replaced.moved_from, 0u);
+  EXPECT_TRUE(replaced.edited.empty());
+  t.set_state({{"k", 1}});
+  EXPECT_TRUE(t.take_changes().state);
+}
+
 }  // namespace
 }  // namespace agui

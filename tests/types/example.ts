@@ -4,6 +4,7 @@
 import {
   createRuntime,
   memoryStore,
+  applyChange,
   type ThreadStore,
   init,
   browserTools,
@@ -218,6 +219,12 @@ async function main(): Promise<void> {
     thread: JSON.parse(stored) as ExportedThread,
   });
   const store: ThreadStore = memoryStore();
+  const folded: ExportedThread = applyChange(exported, {
+    format: 'agui-client-tools/thread-change',
+    version: 1,
+    messages: { from: exported.messages.length, count: exported.messages.length, edited: [], tail: [] },
+  });
+  console.log(folded.messages.length, typeof store.append);
   const kept = await createRuntime({ url: 'http://localhost:8000/agent', persist: store, threadId: 'thread-1' });
   const sidebar: string[] = (await store.list()).map((t) => t.threadId);
   const other: Runtime = await kept.openStoredThread('thread-3');

@@ -106,6 +106,12 @@ class RoundDriver {
   // {phase, round, runId?, pendingApprovals:[...], pendingInterrupts:[...], running:[ids]}
   json status() const;
   json export_thread() const;
+  // For a journal that appends what changed: the export when `whole`, else the
+  // change since the last call, {"format": "agui-client-tools/thread-change",
+  // "version": 1, "messages": {from, count, edited: [[index, message]...],
+  // tail: [...]}, "state"?: ..., and the export's other fields}. Either way the
+  // next change starts from here. docs/persistence.md, "The record format".
+  json export_journal(bool whole);
 
   const Thread& thread() const { return thread_; }
   const std::string& thread_id() const { return thread_.id(); }
@@ -122,6 +128,7 @@ class RoundDriver {
   // The public calls above, each answering with its Step, written as JSON once.
   // Also says when the next deadline is due, when that changed (step.hpp).
   json as_json(Step step);
+  json export_with(json messages, json state) const;
   Step send_step(const json& text_or_messages);
   Step feed_step(std::string_view run_id, std::string_view bytes);
   Step end_of_stream_step(std::string_view run_id, double now);

@@ -15,8 +15,27 @@ namespace agui {
 using detail::call_name;
 using detail::opt_string;
 
+json RoundDriver::export_thread() const { return export_with(thread_.messages(), thread_.state()); }
+
+json RoundDriver::export_journal(bool whole) {
+  const Thread::Changes changed = thread_.take_changes();
+  if (whole) return export_thread();
+  json edited = json::array();
+  for (std::size_t i : changed.edited) edited.push_back(json::array({i, thread_.at(i)}));
+  json tail = json::array();
+  for (std::size_t i = changed.moved_from; i < thread_.size(); ++i) tail.push_back(thread_.at(i));
+  json messages = {{"from", changed.moved_from},
+                   {"count", thread_.size()},
+                   {"edited", std::move(edited)},
+                   {"tail", std::move(tail)}};
+  json change = export_with(std::move(messages), changed.state ? thread_.state() : json());
+  change["format"] = "agui-client-tools/thread-change";
+  if (!changed.state) change.erase("state");
+  return change;
+}
+
 // One part of the export after another; the format's fields are listed at the end.
-json RoundDriver::export_thread() const {
+json RoundDriver::export_with(json messages, json state) const {
   json calls = json::array();
   for (const auto& c : round_) {
     json j = {{"toolCallId", c.id}, {"name", c.name}, {"args", c.args}};
@@ -68,8 +87,8 @@ json RoundDriver::export_thread() const {
   return json{{"format", "agui-client-tools/thread"},
               {"version", 1},
               {"threadId", thread_.id()},
-              {"messages", thread_.messages()},
-              {"state", thread_.state()},
+              {"messages", std::move(messages)},
+              {"state", std::move(state)},
               {"round", rounds_},
               {"calls", calls},
               {"handled", handled},

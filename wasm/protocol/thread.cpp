@@ -20,7 +20,7 @@ json Thread::messages() const {
 
 json* Thread::find_message(std::string_view id) {
   auto it = by_id_.find(std::string(id));
-  return it == by_id_.end() ? nullptr : it->second;
+  return it == by_id_.end() ? nullptr : touch(it->second);
 }
 
 const json* Thread::find_message(std::string_view id) const {
@@ -31,7 +31,7 @@ const json* Thread::find_message(std::string_view id) const {
 std::optional<Thread::CallRef> Thread::find_tool_call(std::string_view tool_call_id) {
   auto it = calls_.find(std::string(tool_call_id));
   if (it == calls_.end()) return std::nullopt;
-  return CallRef{it->second.first, it->second.second};
+  return CallRef{touch(it->second.first), it->second.second};
 }
 
 const json* Thread::find_result(std::string_view tool_call_id) const {
@@ -59,6 +59,7 @@ void Thread::index(json& message) {
 }
 
 json& Thread::append(json message) {
+  moved_from(order_.size());
   order_.push_back(std::make_unique<json>(std::move(message)));
   json& stored = *order_.back();
   index(stored);
@@ -114,6 +115,7 @@ std::vector<json*> Thread::insert_results(std::vector<json> tool_messages) {
   std::stable_sort(by_slot.begin(), by_slot.end(),
                    [&](std::size_t a, std::size_t b) { return slot[a] < slot[b]; });
   const std::size_t first = k ? slot[by_slot.front()] : n;
+  moved_from(first);
   std::vector<std::unique_ptr<json>> tail;
   tail.reserve(n - first);
   for (std::size_t i = first; i < n; ++i) tail.push_back(std::move(order_[i]));
@@ -134,6 +136,7 @@ std::vector<json*> Thread::insert_results(std::vector<json> tool_messages) {
 }
 
 json& Thread::add_tool_call(json& assistant, json call) {
+  touch(&assistant);
   json& calls = assistant["toolCalls"];
   if (!calls.is_array()) calls = json::array();
   calls.push_back(std::move(call));
@@ -152,6 +155,8 @@ void Thread::reindex() {
 }
 
 void Thread::replace_all(std::vector<json> messages) {
+  moved_from_ = 0;
+  touched_.clear();  // (their addresses may be reused)
   order_.clear();
   order_.reserve(messages.size());
   for (auto& m : messages) order_.push_back(std::make_unique<json>(std::move(m)));
@@ -159,9 +164,23 @@ void Thread::replace_all(std::vector<json> messages) {
 }
 
 json& Thread::replace(json& existing, json message) {
+  touch(&existing);
   existing = std::move(message);
   reindex();
   return existing;
+}
+
+Thread::Changes Thread::take_changes() {
+  Changes changes{std::min(moved_from_, order_.size()), {}, state_changed_};
+  if (!touched_.empty()) {
+    for (std::size_t i = 0; i < changes.moved_from; ++i) {
+      if (touched_.count(order_[i].get())) changes.edited.push_back(i);
+    }
+  }
+  moved_from_ = order_.size();
+  touched_.clear();
+  state_changed_ = false;
+  return changes;
 }
 
 bool merge_metadata(json& target, const json& event) {

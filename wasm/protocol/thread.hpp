@@ -4,12 +4,14 @@
 // sends is lost on the way back out.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/json.hpp"
@@ -68,11 +70,31 @@ class Thread {
   json& replace(json& existing, json message);
 
   const json& state() const { return state_; }
-  void set_state(json state) { state_ = std::move(state); }
+  void set_state(json state) {
+    state_ = std::move(state);
+    state_changed_ = true;
+  }
+
+  // What changed since the last take_changes() (a journal writes only that):
+  // the messages from `moved_from` on are new or moved; below it, the ones in
+  // `edited` (ascending) may have changed in place. Conservative: a message
+  // handed out for writing (the non-const finders, append, ...) counts as
+  // edited. A new thread starts with everything changed.
+  struct Changes {
+    std::size_t moved_from = 0;
+    std::vector<std::size_t> edited;
+    bool state = false;
+  };
+  Changes take_changes();
 
  private:
   void index(json& message);
   void reindex();  // every index rebuilt from the messages, in order
+  json* touch(json* message) {
+    if (message) touched_.insert(message);
+    return message;
+  }
+  void moved_from(std::size_t i) { moved_from_ = std::min(moved_from_, i); }
 
   std::string id_;
   std::vector<std::unique_ptr<json>> order_;
@@ -86,6 +108,10 @@ class Thread {
   // re-indexed (the only time a message goes away or changes its role).
   std::unordered_map<const json*, const json*> last_result_of_;
   json state_ = json::object();
+  // Since the last take_changes(): see Changes.
+  std::size_t moved_from_ = 0;
+  std::unordered_set<const json*> touched_;
+  bool state_changed_ = true;
 };
 
 // Shallow metadata merge, last write wins (as @ag-ui/core's mergeMetadata).
