@@ -112,15 +112,17 @@ export class Journal {
     }
   }
 
-  // The export, when it is due; else the change since the last write.
+  // The change since the last write; the export instead when one is due, or when the changes
+  // would outgrow the last one with this change (it is then written as part of the export).
   #take() {
     if (this.#last) return this.#last;
-    const whole =
-      this.#wholeNext ||
-      typeof this.#store.append !== 'function' ||
-      this.#appended >= COMPACT_MAX_CHANGES ||
-      this.#appendedBytes > Math.max(this.#exportBytes, COMPACT_MIN_BYTES);
-    return { whole, text: this.#read(whole) };
+    const whole = () => ({ whole: true, text: this.#read(true) });
+    if (this.#wholeNext || typeof this.#store.append !== 'function') return whole();
+    const text = this.#read(false);
+    const bytes = this.#appendedBytes + text.length;
+    if (this.#appended + 1 >= COMPACT_MAX_CHANGES || bytes > Math.max(this.#exportBytes, COMPACT_MIN_BYTES))
+      return whole();
+    return { whole: false, text };
   }
 
   // Writes the thread as it is now: that covers every flush() asked so far.
