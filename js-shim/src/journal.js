@@ -112,17 +112,18 @@ export class Journal {
     }
   }
 
-  // The change since the last write; the export instead when one is due, or when the changes
-  // would outgrow the last one with this change (it is then written as part of the export).
+  // The change since the last write, or the export: when one is due, or when most messages
+  // changed (the core then gives the export: a change would be about its size).
   #take() {
     if (this.#last) return this.#last;
-    const whole = () => ({ whole: true, text: this.#read(true) });
-    if (this.#wholeNext || typeof this.#store.append !== 'function') return whole();
-    const text = this.#read(false);
-    const bytes = this.#appendedBytes + text.length;
-    if (this.#appended + 1 >= COMPACT_MAX_CHANGES || bytes > Math.max(this.#exportBytes, COMPACT_MIN_BYTES))
-      return whole();
-    return { whole: false, text };
+    const due =
+      this.#wholeNext ||
+      typeof this.#store.append !== 'function' ||
+      this.#appended >= COMPACT_MAX_CHANGES ||
+      this.#appendedBytes > Math.max(this.#exportBytes, COMPACT_MIN_BYTES);
+    const text = this.#read(due);
+    const value = JSON.parse(text);
+    return { whole: value.format !== CHANGE_FORMAT, text, value };
   }
 
   // Writes the thread as it is now: that covers every flush() asked so far.
@@ -132,8 +133,8 @@ export class Journal {
     this.#timer = null;
     this.#dirty = false;
     try {
-      const { whole, text } = this.#take();
-      await this.#settled(whole ? 'save' : 'append', JSON.parse(text));
+      const { whole, text, value } = this.#take();
+      await this.#settled(whole ? 'save' : 'append', value);
       this.#wrote(whole, text.length);
     } catch (e) {
       if (!this.#failing) this.#onFailure(`saving thread '${this.#threadId}' failed: ${describeSafely(e)}`);
@@ -173,7 +174,8 @@ export class Journal {
   /** The last write, of the thread as it is now (the runtime is being disposed); then nothing more. Resolves once it landed. */
   close() {
     if (this.stopped) return Promise.resolve();
-    this.#last = { whole: true, text: this.#read(true) }; // (a write in flight may fail: an export holds all)
+    const text = this.#read(true); // (a write in flight may fail: an export holds all)
+    this.#last = { whole: true, text, value: JSON.parse(text) };
     const written = this.flush();
     this.stopped = true; // (flush() above already started)
     return written;

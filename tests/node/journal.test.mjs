@@ -24,6 +24,7 @@ test('after every event of every corpus stream, the export folded with the chang
   const names = fs.readdirSync(CORPUS).filter((f) => f.endsWith('.sse'));
   assert.ok(names.length >= 10, `the corpus has its streams (${names.length})`);
   let records = 0;
+  let wholes = 0;
   for (const file of names) {
     const name = path.basename(file, '.sse');
     const { input } = JSON.parse(fs.readFileSync(new URL(`${name}.json`, CORPUS), 'utf8'));
@@ -33,10 +34,13 @@ test('after every event of every corpus stream, the export folded with the chang
     try {
       const thread = { format: 'agui-client-tools/thread', version: 1, threadId: input.threadId };
       Object.assign(thread, { messages: input.messages.slice(0, -1), state: input.state ?? {} });
-      assert.equal(JSON.parse(driver.open(JSON.stringify({ options: {}, thread }), 0)).ok, true, name);
+      assert.equal(JSON.parse(driver.open(JSON.stringify({ options: {}, export: thread }), 0)).ok, true, name);
       let stored = JSON.parse(driver.exportJournal(true));
       const check = (where) => {
-        stored = applyChange(stored, JSON.parse(driver.exportJournal(false)));
+        // A change, or the export itself when most messages changed.
+        const written = JSON.parse(driver.exportJournal(false));
+        stored = written.format === 'agui-client-tools/thread' ? written : applyChange(stored, written);
+        wholes += written === stored ? 1 : 0;
         sameText(stored, JSON.parse(driver.exportThread()), `${name}, ${where}`);
         records += 1;
       };
@@ -54,6 +58,7 @@ test('after every event of every corpus stream, the export folded with the chang
     }
   }
   assert.ok(records > 200, `records checked: ${records}`);
+  assert.ok(wholes < records / 4, `mostly change records (${wholes} exports of ${records})`);
 });
 
 test('a change that does not fit the thread is refused, naming what is wrong', () => {
@@ -125,7 +130,7 @@ test(
     runtime.dispose();
     await new Promise((r) => setTimeout(r, 20)); // its last write lands
     assert.ok(store.counts.append > 20, `appended (${JSON.stringify(store.counts)})`);
-    assert.equal(store.counts.save, 2, 'one export at the start, one on dispose');
+    assert.ok(store.counts.save < store.counts.append / 4, `mostly appended (${JSON.stringify(store.counts)})`);
     const reloaded = await open(t, {
       url: 'http://agent.test/run',
       fetch,

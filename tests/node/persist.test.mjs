@@ -54,7 +54,11 @@ test('a turn is kept in the store, and a new runtime on the same thread has ever
   const probe = { name: 'probe', description: 'p', parameters: { type: 'object' }, handler: () => 'ok' };
   const first = await open(t, { url: URL_, fetch, tools: [probe], persist: store, threadId: 'th-1' });
   assert.equal((await first.send('go')).reason, 'done');
-  await new Promise((r) => setTimeout(r, 20)); // the last write lands
+  // The last write lands (its delay is a timer: a loaded machine may take a while).
+  for (let waited = 0; store.records.get('th-1')?.messages.length !== first.messages.length; waited += 10) {
+    assert.ok(waited < 5000, 'the last write landed within 5 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
   const second = await open(t, { url: URL_, fetch, tools: [probe], persist: store, threadId: 'th-1' });
   assert.deepEqual(second.messages, first.messages);
   assert.ok(store.saves >= 3, `written at each point that matters (${store.saves})`);

@@ -106,8 +106,8 @@ class RoundDriver {
   // {phase, round, runId?, pendingApprovals:[...], pendingInterrupts:[...], running:[ids]}
   json status() const;
   json export_thread() const;
-  // For a journal that appends what changed: the export when `whole`, else the
-  // change since the last call, {"format": "agui-client-tools/thread-change",
+  // For a journal that appends what changed: the export when `whole` or when
+  // most messages changed, else the change since the last call, {"format": "agui-client-tools/thread-change",
   // "version": 1, "messages": {from, count, edited: [[index, message]...],
   // tail: [...]}, "state"?: ..., and the export's other fields}. Either way the
   // next change starts from here. docs/persistence.md, "The record format".

@@ -19,7 +19,11 @@ json RoundDriver::export_thread() const { return export_with(thread_.messages(),
 
 json RoundDriver::export_journal(bool whole) {
   const Thread::Changes changed = thread_.take_changes();
-  if (whole) return export_thread();
+  // A change holding most of the messages (a long run's end, a snapshot) would
+  // be about the export's size: the export is written instead.
+  const std::size_t changed_messages =
+      changed.edited.size() + (thread_.size() - changed.moved_from);
+  if (whole || 2 * changed_messages > thread_.size()) return export_thread();
   json edited = json::array();
   for (std::size_t i : changed.edited) edited.push_back(json::array({i, thread_.at(i)}));
   json tail = json::array();
