@@ -7,6 +7,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../tests/setup.sh"
 
 build_wasm --target agui_core_module
+npm_ci tests   # esbuild, for the package's JavaScript
+build_js
 npm_ci demo-page
 say "building the page"
 node "$ROOT/demo-page/build.mjs"

@@ -17,6 +17,7 @@ if [ "${1:-}" = --quick ]; then
   npm_ci tests/third-party/copilotkit
   build_native
   build_wasm --target agui_core_module   # the package's module only, not the wasm suites
+  build_js
   say "core suites, native"
   "$ROOT/build/tests/agui_core_tests" --gtest_brief=1
   say "node tests (the package against a real AG-UI server and CopilotKit's runtime)"
@@ -35,6 +36,7 @@ npm_ci demo-page
 npm_ci demo-page/react-app
 build_native
 build_wasm
+build_js
 
 # Runs a suite, shows its output, and prints its "[  PASSED  ] N tests." line.
 # (Not `tee /dev/stderr`: when stderr is a file, opening it again truncates it.)

@@ -60,3 +60,8 @@ build_wasm() {
   emcmake cmake -S "$ROOT" -B "$ROOT/build-wasm" -DCMAKE_BUILD_TYPE=MinSizeRel -DAGUI_BUILD_TESTS=ON >/dev/null
   cmake --build "$ROOT/build-wasm" -j"$JOBS" "$@"
 }
+
+build_js() {  # after build_wasm (it bundles the glue) and npm_ci tests (esbuild)
+  say "the package's JavaScript: src/ minified into js-shim/dist/, with source maps"
+  node "$ROOT/js-shim/scripts/build-js.mjs"
+}

@@ -189,7 +189,8 @@ print(`   ${pad('', 46)}${lpad('raw', 12)}${lpad('gzip -9', 12)}${lpad('brotli 1
 const srow = (label, r) =>
   print(`   ${pad(label, 46)}${lpad(fmtKB(r.raw), 12)}${lpad(fmtKB(r.gzip), 12)}${lpad(fmtKB(r.brotli), 12)}`);
 srow('dist/agui_core.wasm', s.package.wasm);
-srow('JS: dist/agui_core.mjs + src/*.js', s.package.js);
+srow('JS as written: src/*.js + glue (not shipped)', s.package.written);
+srow('JS: dist/*.js (src/ + glue, minified)', s.package.js);
 srow('package (.wasm + JS), as shipped', s.package.total);
 srow('shim bundled+minified (esbuild) + .wasm', s.bundled.total);
 srow('@ag-ui/client bundled+minified (esbuild)', s.reference);

@@ -811,19 +811,17 @@ const gz = (bytes) => zlib.gzipSync(bytes, { level: 9 }).length;
 const br = (bytes) => zlib.brotliCompressSync(bytes, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
 const measure = (bytes) => ({ raw: bytes.length, gzip: gz(bytes), brotli: br(bytes) });
 
-/** Raw, gzip -9 and brotli 11 sizes of the module and of the package's JS (js-shim/src/*.js, dist/agui_core.mjs). */
+/** The package's JavaScript as it ships: js-shim/dist/*.js, src/ minified with Emscripten's glue bundled in. */
+export function shippedJs(shim = SHIM) {
+  const dist = path.join(shim, 'dist');
+  const files = fs.existsSync(dist) ? fs.readdirSync(dist).filter((n) => n.endsWith('.js')) : [];
+  if (!files.length) throw new Error(`no built JavaScript in ${dist}: run node js-shim/scripts/build-js.mjs`);
+  return files.sort().map((n) => path.join(dist, n));
+}
+
+/** Raw, gzip -9 and brotli 11 sizes of the module and of the package's JS as it ships (shippedJs). */
 export function packageSizes(wasmFile, shim = SHIM) {
-  const js = [path.join(shim, 'dist', 'agui_core.mjs')];
-  const src = path.join(shim, 'src');
-  if (fs.existsSync(src))
-    for (const f of fs
-      .readdirSync(src)
-      .filter((n) => n.endsWith('.js'))
-      .sort())
-      js.push(path.join(src, f));
-  const files = js
-    .filter((f) => fs.existsSync(f))
-    .map((f) => ({ file: path.relative(ROOT, f), ...measure(fs.readFileSync(f)) }));
+  const files = shippedJs(shim).map((f) => ({ file: path.relative(ROOT, f), ...measure(fs.readFileSync(f)) }));
   const sum = (k) => files.reduce((n, f) => n + f[k], 0);
   const wasm = measure(fs.readFileSync(wasmFile));
   const jsTotal = { raw: sum('raw'), gzip: sum('gzip'), brotli: sum('brotli') };
@@ -983,7 +981,7 @@ export function format(t) {
   row('.wasm', t.sizes.wasm);
   if (t.sizes.js) {
     for (const f of t.sizes.js.files) row(`  ${f.file}`, f);
-    row('JS (src/*.js + dist/agui_core.mjs)', t.sizes.js.total);
+    row('JS (dist/*.js: src/ and the glue, minified)', t.sizes.js.total);
     row('package (.wasm + JS, each file alone)', t.sizes.total);
   }
   p();

@@ -7,6 +7,7 @@ import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { median } from './common.mjs';
+import { shippedJs } from './size-table.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(here, '../..');
@@ -21,7 +22,7 @@ const br = (bytes) => zlib.brotliCompressSync(bytes, { params: { [zlib.constants
 async function child(which) {
   const t0 = performance.now();
   if (which === 'runtime') {
-    const { createRuntime } = await import('../../js-shim/src/node.js');
+    const { createRuntime } = await import('agui-client-tools'); // as it ships: dist/node.js
     const t1 = performance.now();
     const runtime = await createRuntime({ url: 'http://bench.invalid/agent', fetch: async () => null });
     const t2 = performance.now();
@@ -94,20 +95,19 @@ async function bundle(contents, resolveDir) {
 }
 
 export async function sizes() {
-  const files = [
-    'dist/agui_core.wasm',
-    'dist/agui_core.mjs',
-    ...fs
-      .readdirSync(path.join(SHIM, 'src'))
-      .filter((f) => f.endsWith('.js'))
-      .sort()
-      .map((f) => `src/${f}`),
-  ];
-  const perFile = files.map((f) => {
+  const measure = (f) => {
     const bytes = fs.readFileSync(path.join(SHIM, f));
     return { file: f, raw: bytes.length, gzip: gz(bytes), brotli: br(bytes) };
-  });
-  const sum = (k, pred = () => true) => perFile.filter(pred).reduce((n, f) => n + f[k], 0);
+  };
+  // What ships: the .wasm and dist/*.js (src/ minified, the glue bundled in; tests/bench/size-table.mjs).
+  const perFile = ['dist/agui_core.wasm', ...shippedJs(SHIM).map((f) => path.relative(SHIM, f))].map(measure);
+  const sum = (k, pred = () => true, files = perFile) => files.filter(pred).reduce((n, f) => n + f[k], 0);
+  // The same JS as written, for comparison: src/*.js and Emscripten's glue (not shipped).
+  const sources = fs
+    .readdirSync(path.join(SHIM, 'src'))
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => `src/${f}`);
+  const written = [...sources, 'dist/agui_core.mjs'].map(measure);
   const isWasm = (f) => f.file.endsWith('.wasm');
   const pkg = {
     files: perFile,
@@ -118,9 +118,14 @@ export async function sizes() {
       brotli: sum('brotli', (f) => !isWasm(f)),
     },
     total: { raw: sum('raw'), gzip: sum('gzip'), brotli: sum('brotli') },
+    written: {
+      raw: sum('raw', undefined, written),
+      gzip: sum('gzip', undefined, written),
+      brotli: sum('brotli', undefined, written),
+    },
   };
   // What a page downloads: the shim bundled and minified (glue included) plus the .wasm.
-  const ours = await bundle("export * from './src/index.js';", SHIM);
+  const ours = await bundle("export * from 'agui-client-tools';", TESTS);
   const reference = await bundle("export * from '@ag-ui/client';", TESTS);
   return {
     package: pkg,

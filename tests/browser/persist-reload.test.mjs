@@ -26,7 +26,7 @@ const rounds = probeRounds(ROUNDS);
 // the test follows: window.step(name) at each step, window.ran(id) when a handler starts.
 const page = `<!doctype html><meta charset="utf-8"><title>reload</title>
 <script type="module">
-  import { createRuntime, indexedDbStore } from '/src/index.js';
+  import { createRuntime, indexedDbStore } from '/dist/index.js';
   const q = new URLSearchParams(location.search);
   const probe = {
     name: 'probe',
@@ -159,7 +159,7 @@ for (const trial of trials()) {
     );
     // The page shows what the store holds, and the store holds the whole thread.
     const stored = await tab.evaluate(async (id) => {
-      const { indexedDbStore } = await import('/src/index.js');
+      const { indexedDbStore } = await import('/dist/index.js');
       return indexedDbStore({ name: 'reload-chaos' }).load(id);
     }, thread);
     assert.deepEqual(

@@ -1,5 +1,5 @@
 // The package from a plain <script type="module">, no bundler: the page imports
-// js-shim/src/index.js as served, the core fetches dist/agui_core.wasm itself,
+// js-shim/dist/index.js (what ships: minified, with its chunks) as served, the core fetches dist/agui_core.wasm itself,
 // and a turn runs against the demo agent in Debian's Chromium.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +18,7 @@ const patterns = { letters: '^\\p{L}+$', price: '(?<=\\$)\\d+$', invalidWithU: '
 
 const page = `<!doctype html><meta charset="utf-8"><title>plain module</title>
 <script type="module">
-  import { createRuntime, browserTools } from '/src/index.js';
+  import { createRuntime, browserTools } from '/dist/index.js';
   const patterns = ${JSON.stringify(patterns)};
   const schema = (properties) => ({ type: 'object', properties });
   try {

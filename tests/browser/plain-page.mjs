@@ -1,5 +1,5 @@
-// A test page served beside the package as plain ES modules (no bundler): `/src/...` and
-// `/dist/...` are js-shim's own files, `/<name>` is the page. Cleaned up in after().
+// A test page served beside the package as plain ES modules (no bundler): `/dist/...`
+// is js-shim's built files (what ships), `/<name>` is the page. Cleaned up in after().
 import { after } from 'node:test';
 import { createServer } from 'node:http';
 import { mkdtemp, writeFile, rm } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// indexedDbStore() (js-shim/src/storage.js) in a real page of Debian's Chromium: the
+// indexedDbStore() (js-shim/src/storage.js, as the package ships it) in a real page of Debian's Chromium: the
 // module served as plain ES modules (as tests/browser/plain-module.test.mjs does), its
 // records read and written beside it with the raw IndexedDB API, in the format
 // docs/persistence.md documents. Each test uses its own database name.
@@ -10,7 +10,7 @@ import { servePlainPage } from './plain-page.mjs';
 // The page: the store module, and raw IndexedDB helpers that bypass it.
 const page = `<!doctype html><meta charset="utf-8"><title>storage</title>
 <script type="module">
-  import * as storage from '/src/storage.js';
+  import * as storage from '/dist/index.js';
   const request = (r) => new Promise((resolve, reject) => { r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); });
   // (At the version it is at; a new database at version 1, with "threads" only: what version 1 of the store made.)
   const openRaw = (name, version) => {

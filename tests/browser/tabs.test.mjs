@@ -26,7 +26,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // test: window.step(name) from the page in charge, window.ran(id) when a handler starts.
 const page = `<!doctype html><meta charset="utf-8"><title>tabs</title>
 <script type="module">
-  import { createRuntime, indexedDbStore } from '/src/index.js';
+  import { createRuntime, indexedDbStore } from '/dist/index.js';
   const q = new URLSearchParams(location.search);
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const probe = {
@@ -124,7 +124,7 @@ const view = (tab) => tab.evaluate(() => ({ messages: window.runtime.messages, s
 
 async function stored(tab, thread) {
   return tab.evaluate(async (id) => {
-    const { indexedDbStore } = await import('/src/index.js');
+    const { indexedDbStore } = await import('/dist/index.js');
     return indexedDbStore({ name: 'tabs' }).load(id);
   }, thread);
 }

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+// The raw embind classes are internal (not exported by the package): this file reads src/core.js.
 import { feedBytes, loadCore } from '../../js-shim/src/core.js';
 
 const core = await loadCore({ wasm: fs.readFileSync(new URL('../../js-shim/dist/agui_core.wasm', import.meta.url)) });

@@ -8,7 +8,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import * as core from '@ag-ui/core';
-import { browserTools } from '../../js-shim/src/node.js';
+import { browserTools } from 'agui-client-tools';
 import { T, tool, startServer, open, nextChange, toolMessages, assertEveryCallAnsweredOnce } from './helpers.mjs';
 
 const server = await startServer(after, { strictInput: false });

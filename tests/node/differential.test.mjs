@@ -32,7 +32,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRuntime } from '../../js-shim/src/node.js';
+import { createRuntime } from 'agui-client-tools';
 import { CORPUS_DIR, corpusNames, loadCorpus } from '../support/validate-corpus.mjs';
 import { streamedResponse, normalizeIds, sseOf } from './helpers.mjs';
 

@@ -2,7 +2,7 @@
 // package*, mirror*): tool definitions built from the scenario catalogue's schemas,
 // change recorders, waits with a deadline, and checks every turn must pass.
 import assert from 'node:assert/strict';
-import { createRuntime, AguiError } from '../../js-shim/src/node.js';
+import { createRuntime, AguiError } from 'agui-client-tools';
 import { startAguiServer } from '../support/agui-server.mjs';
 import { TOOL_SCHEMAS } from '../support/scenarios.mjs';
 

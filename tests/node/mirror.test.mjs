@@ -7,12 +7,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { loadCore } from '../../js-shim/src/core.js';
-import { ERROR_CODES, AguiError, MAX_FRONTEND_TOOL_ROUNDS } from '../../js-shim/src/node.js';
+import { ERROR_CODES, AguiError, MAX_FRONTEND_TOOL_ROUNDS, init } from 'agui-client-tools';
 
 const read = (rel) => fs.readFileSync(new URL(rel, import.meta.url), 'utf8');
 
-const core = () => loadCore({ wasm: fs.readFileSync(new URL('../../js-shim/dist/agui_core.wasm', import.meta.url)) });
+const core = () => init({ wasm: fs.readFileSync(new URL('../../js-shim/dist/agui_core.wasm', import.meta.url)) });
 const coreCodes = async () => JSON.parse((await core()).errorCodes());
 
 /** The string literals of `export type <name> = | 'a' | 'b' ...;` in a .d.ts text. */

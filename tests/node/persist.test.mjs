@@ -150,7 +150,7 @@ test('a record that cannot be read is reported, never written over, and the runt
 });
 
 test('persist must be a store', async () => {
-  const { createRuntime, AguiError } = await import('../../js-shim/src/node.js');
+  const { createRuntime, AguiError } = await import('agui-client-tools');
   await assert.rejects(
     createRuntime({ url: URL_, persist: { load() {} } }),
     (e) =>

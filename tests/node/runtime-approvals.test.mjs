@@ -4,7 +4,7 @@
 // must match their responseSchema, cancelled, or expire by their expiresAt.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserTools, AguiError } from '../../js-shim/src/node.js';
+import { browserTools, AguiError } from 'agui-client-tools';
 import { scenarios, replies, describeResult, INTERRUPT_RESPONSE_SCHEMA } from '../support/scenarios.mjs';
 import {
   T,

@@ -6,8 +6,7 @@
 // size of its memory, which WebAssembly can only grow.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRuntime } from '../../js-shim/src/node.js';
-import { loadCore } from '../../js-shim/src/core.js';
+import { createRuntime, init } from 'agui-client-tools';
 import { scenarios as catalogue, say, callTool } from '../support/scenarios.mjs';
 import {
   tool,
@@ -65,7 +64,7 @@ const scenarios = {
 };
 
 const server = await startServer(after, { scenarios });
-const core = await loadCore();
+const core = await init(); // the module the package's runtimes share
 const heapInUse = () => core.heapInUse();
 
 test(

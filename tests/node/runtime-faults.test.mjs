@@ -4,7 +4,7 @@
 // a refused call changes nothing.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRuntime, AguiError, ERROR_CODES } from '../../js-shim/src/node.js';
+import { createRuntime, AguiError, ERROR_CODES } from 'agui-client-tools';
 import { TEXT_REPLY } from '../support/scenarios.mjs';
 import {
   T,

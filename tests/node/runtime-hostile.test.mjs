@@ -7,8 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { createRuntime, AguiError } from '../../js-shim/src/node.js';
-import { loadCore, wellFormed, wellFormedJson, replaceLoneSurrogates } from '../../js-shim/src/core.js';
+import { createRuntime, AguiError, init } from 'agui-client-tools';
+// Unit tests of core.js's internal surrogate helpers (not exported by the package) read src/.
+import { wellFormed, wellFormedJson, replaceLoneSurrogates } from '../../js-shim/src/core.js';
 import {
   T,
   open,
@@ -28,7 +29,7 @@ import {
 } from './helpers.mjs';
 import { seededRandom } from '../support/random.mjs';
 
-const core = await loadCore();
+const core = await init(); // the module the package's runtimes share
 const heapInUse = () => core.heapInUse();
 const URL_ = 'http://agent.test/run';
 const reply = (text) => [

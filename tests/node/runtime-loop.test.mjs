@@ -3,7 +3,7 @@
 // disabled tools, streaming changes, and SSE framing/chunking variants.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserTools } from '../../js-shim/src/node.js';
+import { browserTools } from 'agui-client-tools';
 import { TEXT_REPLY, TEXT_DELTAS, SSE_VARIANTS_TEXT, EXACT_STATE_TEXT, replies } from '../support/scenarios.mjs';
 import {
   T,

@@ -4,7 +4,7 @@
 // messages, state, pending approvals, and never running a call twice.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRuntime } from '../../js-shim/src/node.js';
+import { createRuntime } from 'agui-client-tools';
 import { TEXT_REPLY, replies } from '../support/scenarios.mjs';
 import {
   T,
@@ -341,7 +341,7 @@ test(
   'init() and createRuntime({wasm}) take the module bytes explicitly (for bundlers that do not ship the .wasm)',
   T,
   async (t) => {
-    const { init } = await import('../../js-shim/src/node.js');
+    const { init } = await import('agui-client-tools');
     const fs = await import('node:fs');
     const bytes = new Uint8Array(fs.readFileSync(new URL('../../js-shim/dist/agui_core.wasm', import.meta.url)));
     const module = await init({ wasm: bytes });

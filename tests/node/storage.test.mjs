@@ -1,11 +1,10 @@
-// Thread stores in node (js-shim/src/storage.js): memoryStore()'s copies, order and
+// Thread stores in node (js-shim/src/storage.js, as the package ships it): memoryStore()'s copies, order and
 // deletion, its refusals of bad arguments, and indexedDbStore() refusing at once where
 // there is no IndexedDB. The IndexedDB store itself is tested in Chromium
 // (tests/browser/storage.test.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { memoryStore, indexedDbStore } from '../../js-shim/src/storage.js';
-import { AguiError, ERROR_CODES } from '../../js-shim/src/errors.js';
+import { memoryStore, indexedDbStore, AguiError, ERROR_CODES } from 'agui-client-tools';
 
 const snapshot = (threadId, count = 1) => ({
   format: 'agui-client-tools/thread',
@@ -118,8 +117,8 @@ test('indexedDbStore() throws at once in node, naming the store and the missing 
   assert.throws(() => indexedDbStore(), /indexedDbStore\("agui-client-tools"\): IndexedDB is not available/);
 });
 
-test('the package exports both stores', async () => {
-  const pkg = await import('../../js-shim/src/node.js');
-  assert.equal(pkg.memoryStore, memoryStore);
-  assert.equal(pkg.indexedDbStore, indexedDbStore);
+test('the browser entry exports the same stores as the node entry (one shared chunk)', async () => {
+  const browser = await import('../../js-shim/dist/index.js');
+  assert.equal(browser.memoryStore, memoryStore);
+  assert.equal(browser.indexedDbStore, indexedDbStore);
 });

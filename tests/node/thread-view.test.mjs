@@ -6,7 +6,7 @@
 // MESSAGES_SNAPSHOT that repeats the thread keeps every object it did not change.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createThreadView } from '../../js-shim/src/node.js';
+import { createThreadView } from 'agui-client-tools';
 import { T, tool, startServer, open } from './helpers.mjs';
 
 const server = await startServer(after);

@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+// timers.js is internal (not exported by the package): its unit tests read src/.
 import { schedule } from '../../js-shim/src/timers.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
