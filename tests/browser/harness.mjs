@@ -8,7 +8,7 @@ import { mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { applyChange } from '../../js-shim/src/journal.js';
+import { applyChange } from 'agui-client-tools';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
