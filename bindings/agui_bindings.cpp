@@ -1,15 +1,18 @@
 // The embind boundary: the only file that includes an Emscripten header. Plain
 // values cross it (strings in, bytes in, JSON text out; the stream's bytes and
-// the large texts as views of the heap), every entry point catches everything,
-// and a failure comes back as {"error": {code, message}}: no C++ exception ever
-// reaches JavaScript.
+// the large texts as views of the heap), and a failure comes back as
+// {"error": {code, message}}. The module is built without exceptions: every
+// failure a caller can cause is a value all the way from the core.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 #include <malloc.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "client/round_driver.hpp"
 #include "client/tool_registry.hpp"
@@ -25,31 +28,19 @@ json error_value(ErrorCode code, const std::string& message) {
   return json{{"error", {{"code", std::string(agui::to_string(code))}, {"message", message}}}};
 }
 
-std::string error_text(ErrorCode code, const std::string& message) {
-  return error_value(code, message).dump();
-}
-
-// Runs `body` (which returns JSON) and turns anything thrown into an error value.
-// One out-of-line function holds the try/catch and the serialisation, so each
-// entry point adds only its own small body to the module.
+// Runs `body` (which returns JSON: the answer or an error value) and writes
+// it out. One out-of-line function holds the serialisation, so each entry
+// point adds only its own small body to the module. Nothing is caught: the
+// core reports every failure as a value, and the only failure that is not
+// one, memory exhausted, aborts the module (Emscripten's operator new does
+// without exceptions).
 using Body = json (*)(void*);
-std::string run_guarded(const char* where, Body body, void* context) {
-  try {
-    return agui::dump_json(body(context));
-  } catch (const std::bad_alloc&) {
-    return error_text(ErrorCode::kLimitExceeded, std::string(where) + ": out of memory");
-  } catch (const std::exception& e) {
-    return error_text(ErrorCode::kInternal, std::string(where) + ": " + e.what());
-  } catch (...) {
-    return error_text(ErrorCode::kInternal, std::string(where) + ": unknown failure");
-  }
-}
+std::string run_guarded(Body body, void* context) { return agui::dump_json(body(context)); }
 
 template <class F>
-std::string guarded(const char* where, F&& body) {
+std::string guarded(F&& body) {
   using Fn = std::remove_reference_t<F>;
-  return run_guarded(
-      where, [](void* c) -> json { return (*static_cast<Fn*>(c))(); }, &body);
+  return run_guarded([](void* c) -> json { return (*static_cast<Fn*>(c))(); }, &body);
 }
 
 // Parses JSON text handed in by the shim; `error` is set when it is not JSON.
@@ -71,22 +62,31 @@ class Registry {
 
   // Must come before the first add(): options change how schemas compile.
   std::string configure(const std::string& options_text) {
-    return guarded("configure", [&] {
+    return guarded([&] {
       json options = agui::parse_json(options_text);
       if (!options.is_object())
         return error_value(ErrorCode::kInvalidArgument, "registry options must be an object");
       if (registry_->size() != 0)
         return error_value(ErrorCode::kInvalidState, "configure the registry before adding tools");
       agui::RegistryOptions o;
-      o.stamp_schema_extensions = options.value("stampSchemaExtensions", false);
-      o.schema.allow_backtracking_patterns = options.value("allowBacktrackingPatterns", false);
+      for (auto [key, flag] :
+           {std::pair{"stampSchemaExtensions", &o.stamp_schema_extensions},
+            {"allowBacktrackingPatterns", &o.schema.allow_backtracking_patterns}}) {
+        const auto it = options.find(key);
+        if (it == options.end()) continue;
+        if (!it->is_boolean()) {
+          return error_value(ErrorCode::kInvalidArgument,
+                             std::string("registry option '") + key + "' must be a boolean");
+        }
+        *flag = it->get<bool>();
+      }
       registry_ = std::make_shared<agui::ToolRegistry>(o);
       return json{{"ok", true}};
     });
   }
 
   std::string add(const std::string& definition_text) {
-    return guarded("tools.register", [&] {
+    return guarded([&] {
       json definition = agui::parse_json(definition_text);
       if (definition.is_discarded())
         return error_value(ErrorCode::kInvalidJson, "tool definition is not valid JSON");
@@ -96,20 +96,19 @@ class Registry {
     });
   }
   std::string remove(const std::string& name) {
-    return guarded("tools.unregister", [&] { return status_json(registry_->remove(name)); });
+    return guarded([&] { return status_json(registry_->remove(name)); });
   }
   std::string setEnabled(const std::string& name, bool enabled) {
-    return guarded("tools.setEnabled",
-                   [&] { return status_json(registry_->set_enabled(name, enabled)); });
+    return guarded([&] { return status_json(registry_->set_enabled(name, enabled)); });
   }
   std::string advertise() const {
-    return guarded("tools.advertise", [&] { return registry_->advertise(); });
+    return guarded([&] { return registry_->advertise(); });
   }
   std::string catalog() const {
-    return guarded("tools.catalog", [&] { return registry_->catalog(); });
+    return guarded([&] { return registry_->catalog(); });
   }
   std::string list() const {
-    return guarded("tools.list", [&] { return registry_->list(); });
+    return guarded([&] { return registry_->list(); });
   }
 
   std::shared_ptr<const agui::ToolRegistry> shared() const { return registry_; }
@@ -127,7 +126,7 @@ class Driver {
   // Options ({maxRounds, repeatLimit, defaultTimeoutMs, context, forwardedProps,
   // idPrefix, limits...}) or an exported thread ({export, options}) to restore.
   std::string open(const std::string& config_text, double now) {
-    return guarded("createRuntime", [&]() -> json {
+    return guarded([&]() -> json {
       json config = agui::parse_json(config_text);
       if (!config.is_object())
         return error_value(ErrorCode::kInvalidJson, "runtime options must be a JSON object");
@@ -162,17 +161,23 @@ class Driver {
   // heap, which the shim decodes at once (core.js, feedBytes()): both views are
   // valid only until the next call. inputBuffer() answers null when a chunk
   // that size does not fit in the heap (the shim reports it).
+  // The buffer is malloc's, not a std::string: malloc answers null when the
+  // heap cannot grow that far, where operator new would abort the module.
   emscripten::val inputBuffer(std::size_t size) {
-    try {
-      input_.resize(size);
-    } catch (...) {  // std::bad_alloc or std::length_error: nothing may reach JS
-      input_ = std::string();
+    char* bytes = static_cast<char*>(std::realloc(input_.get(), size == 0 ? 1 : size));
+    if (bytes == nullptr) {  // realloc left the old buffer: free it too
+      input_.reset();
+      input_size_ = 0;
       return emscripten::val::null();
     }
-    return heap_view(input_);
+    (void)input_.release();
+    input_.reset(bytes);
+    input_size_ = size;
+    return heap_view(std::string_view(bytes, size));
   }
   emscripten::val feed(const std::string& run_id) {
-    step_ = run_step("feed", [&] { return driver_->feed(run_id, input_); });
+    step_ = run_step(
+        "feed", [&] { return driver_->feed(run_id, std::string_view(input_.get(), input_size_)); });
     return heap_view(step_);
   }
   // `now`, here and below: the page's Date.now(); the core reads no clock.
@@ -250,7 +255,7 @@ class Driver {
   }
   template <class F>
   std::string query(const char* where, F&& body) {
-    return guarded(where, [&]() -> json { return driver_ ? body() : not_open(where); });
+    return guarded([&]() -> json { return driver_ ? body() : not_open(where); });
   }
   // A step carries the changes recorded since the last step as its "changes"
   // member, so the shim crosses the boundary and parses once per step. A
@@ -271,7 +276,7 @@ class Driver {
     return out;
   }
 
-  static emscripten::val heap_view(const std::string& bytes) {
+  static emscripten::val heap_view(std::string_view bytes) {
     return emscripten::val(emscripten::typed_memory_view(
         bytes.size(), reinterpret_cast<const unsigned char*>(bytes.data())));
   }
@@ -279,8 +284,12 @@ class Driver {
   std::shared_ptr<const agui::ToolRegistry> registry_;
   std::string thread_id_;
   std::unique_ptr<agui::RoundDriver> driver_;
-  std::string input_;  // the chunk feed() reads (inputBuffer())
-  std::string step_;   // the last feed() step, viewed by the shim
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Free> input_;  // the chunk feed() reads (inputBuffer())
+  std::size_t input_size_ = 0;
+  std::string step_;  // the last feed() step, viewed by the shim
 };
 
 // The error codes, for the test that keeps the JS and .d.ts mirrors in step.

@@ -164,10 +164,11 @@ class HostRegExpEngine final : public schema_detail::MatcherFirstEngine {
     return std::shared_ptr<const void>(std::make_shared<HostRegExp>(id));
   }
 
-  bool search_behind(const void* handle, const std::string& subject) const override {
+  bool search_behind(const void* handle, const std::string& subject,
+                     std::string& error) const override {
     const int id = static_cast<const HostRegExp*>(handle)->id;
     const int found = agui_regexp_test(id, subject.data(), static_cast<int>(subject.size()));
-    if (found < 0) throw std::runtime_error(last_error());
+    if (found < 0) error = last_error();
     return found == 1;
   }
 };

@@ -1152,10 +1152,13 @@ class PrefixEngine final : public agui::RegexEngine {
     if (pattern == "bad") return std::string("rejected by the host");
     return std::shared_ptr<const void>(std::make_shared<std::string>(pattern));
   }
-  bool search(const void* compiled, const std::string& subject) const override {
+  bool search(const void* compiled, const std::string& subject, std::string& error) const override {
     ++searches;
     const auto& prefix = *static_cast<const std::string*>(compiled);
-    if (prefix == "throw") throw std::runtime_error("host failure");
+    if (prefix == "throw") {  // a host that cannot decide says why
+      error = "host failure";
+      return false;
+    }
     return subject.rfind(prefix, 0) == 0;
   }
 };

@@ -147,7 +147,11 @@ TEST(JsonText, TheWordAtATimeScanSeesEveryByteAtEveryOffset) {
                      << json(mark).dump(-1, ' ', false, json::error_handler_t::replace));
         if (!valid) {
           EXPECT_EQ(out, "");
-          EXPECT_THROW(json(text).dump(), json::type_error);  // dump refuses the same text
+          // nlohmann's decoder finds the same text invalid (strict dump() would
+          // throw, which the core, built without exceptions, never lets it do).
+          EXPECT_NE(
+              json(text).dump(-1, ' ', false, json::error_handler_t::replace).find("\xEF\xBF\xBD"),
+              std::string::npos);
           continue;
         }
         EXPECT_EQ(out, json(text).dump());

@@ -26,6 +26,17 @@ ToolSpec open_tool(std::string name, json parameters) {
   return s;
 }
 
+// The suites are built as the core is, without exceptions, so any throwing
+// path left in the core aborts them: this test fails if the flags drift.
+TEST(Security, TheCoreAndItsSuitesAreBuiltWithoutExceptions) {
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+  ADD_FAILURE() << "built with exceptions";
+#endif
+#ifndef JSON_NOEXCEPTION
+  ADD_FAILURE() << "nlohmann_json may throw (JSON_NOEXCEPTION is not defined)";
+#endif
+}
+
 json call_in_snapshot(const std::string& call_id, json function) {
   return {{"type", "MESSAGES_SNAPSHOT"},
           {"messages",

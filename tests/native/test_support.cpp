@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
-#include <stdexcept>
 
 namespace agui::test {
 
@@ -57,7 +56,7 @@ std::string error_of(const json& tool_message) { return tool_message.value("erro
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
+  if (!in) ADD_FAILURE() << "cannot read " << path;
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
@@ -106,7 +105,7 @@ static ToolSpec spec(std::string name, std::string description, json parameters)
 std::shared_ptr<ToolRegistry> sample_registry() {
   auto reg = std::make_shared<ToolRegistry>();
   auto check = [](const Status& st) {
-    if (st) throw std::runtime_error("sample registry: " + st->message);
+    if (st) ADD_FAILURE() << "sample registry: " << st->message;
   };
   check(reg->add(spec("get_weather", "Current weather for a city.",
                       {{"type", "object"},

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <exception>
 #include <limits>
 #include <utility>
 
@@ -282,6 +281,17 @@ Status check_texts(const ToolSpec& spec, const std::string& prefix) {
 
 // A tool's parameters: a JSON Schema object for a JSON object, text a request
 // body can carry.
+// Whether every key and string in `value` is valid UTF-8.
+bool all_utf8(const json& value) {
+  if (value.is_string()) return !invalid_utf8_at(value.get_ref<const std::string&>());
+  if (value.is_array()) return std::all_of(value.begin(), value.end(), all_utf8);
+  if (!value.is_object()) return true;
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    if (invalid_utf8_at(it.key()) || !all_utf8(it.value())) return false;
+  }
+  return true;
+}
+
 Status check_parameters(const json& params, const std::string& prefix) {
   if (!params.is_object()) {
     return invalid(prefix +
@@ -301,9 +311,7 @@ Status check_parameters(const json& params, const std::string& prefix) {
                    "arguments are a JSON object), got \"type\": " +
                    type->dump(-1, ' ', false, json::error_handler_t::replace));
   }
-  try {
-    (void)params.dump();  // throws on invalid UTF-8, which no request body may carry
-  } catch (const json::exception&) {
+  if (!all_utf8(params)) {  // no request body may carry it (dump() would throw)
     return invalid(prefix + "parameters contain a string that is not valid UTF-8");
   }
   return kOk;
@@ -324,20 +332,14 @@ Status ToolRegistry::add(ToolSpec spec) {
   const json& params = spec.parameters.is_null() ? empty_object_schema() : spec.parameters;
   if (auto bad = check_parameters(params, prefix)) return bad;
 
-  std::shared_ptr<const CompiledSchema> schema;
-  try {
-    auto compiled = CompiledSchema::compile(params, options_.schema);
-    if (auto* error = std::get_if<SchemaCompileError>(&compiled)) {
-      const std::string where = error->schema_path.empty() ? "the root" : error->schema_path;
-      return make_error(ErrorCode::kInvalidSchema, prefix + "parameters: invalid schema at " +
-                                                       where + " (" + error->keyword +
-                                                       "): " + error->message);
-    }
-    schema = std::get<std::shared_ptr<const CompiledSchema>>(std::move(compiled));
-  } catch (const std::exception& e) {
-    return make_error(ErrorCode::kInternal,
-                      prefix + "parameters: the schema compiler failed: " + e.what());
+  auto compiled = CompiledSchema::compile(params, options_.schema);
+  if (auto* error = std::get_if<SchemaCompileError>(&compiled)) {
+    const std::string where = error->schema_path.empty() ? "the root" : error->schema_path;
+    return make_error(ErrorCode::kInvalidSchema, prefix + "parameters: invalid schema at " + where +
+                                                     " (" + error->keyword +
+                                                     "): " + error->message);
   }
+  auto schema = std::get<std::shared_ptr<const CompiledSchema>>(std::move(compiled));
 
   Tool tool;
   tool.enabled = spec.default_enabled;

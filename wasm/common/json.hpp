@@ -7,13 +7,13 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <initializer_list>
 #include <iterator>
 #include <memory>
 #include <new>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -85,7 +85,9 @@ class OrderedObject {
   size_type count(std::string_view key) const { return index_of(key) < items_.size() ? 1 : 0; }
   bool contains(std::string_view key) const { return count(key) != 0; }
 
-  // nlohmann only calls at() on keys it has checked; out of range is a bug.
+  // nlohmann only calls at() on keys it has checked; out of range is a bug,
+  // and the core is built without exceptions: it aborts, as nlohmann's own
+  // checks do under JSON_NOEXCEPTION.
   T& at(std::string_view key) { return checked(find(key))->second; }
   const T& at(std::string_view key) const { return checked(find(key))->second; }
 
@@ -142,11 +144,11 @@ class OrderedObject {
   static constexpr std::uint32_t kErased = UINT32_MAX;  // a member was here: probe on
 
   iterator checked(iterator it) {
-    if (it == items_.end()) throw std::out_of_range("key not found");
+    if (it == items_.end()) std::abort();
     return it;
   }
   const_iterator checked(const_iterator it) const {
-    if (it == items_.end()) throw std::out_of_range("key not found");
+    if (it == items_.end()) std::abort();
     return it;
   }
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "protocol/fields.hpp"
+#include "protocol/json_patch.hpp"
 
 namespace agui {
 
@@ -35,19 +36,6 @@ bool is_role(const json* message, std::string_view role) {
   if (message == nullptr) return false;
   const auto* r = opt_string(*message, "role");
   return r != nullptr && *r == role;
-}
-
-// Applies an RFC 6902 patch to a copy, so a failing patch leaves the target as
-// it was. Returns the error text on failure.
-std::optional<std::string> apply_patch(json& target, const json& patch) {
-  if (!patch.is_array()) return std::string("patch must be an array of operations");
-  try {
-    json patched = target.patch(patch);
-    target = std::move(patched);
-    return std::nullopt;
-  } catch (const std::exception& ex) {
-    return std::string(ex.what());
-  }
 }
 
 }  // namespace
@@ -828,7 +816,7 @@ void EventReducer::on_state_delta(const json& e, const std::string& type) {
     return;
   }
   json state = thread_.state();
-  if (auto err = apply_patch(state, *delta)) {
+  if (auto err = apply_json_patch(state, *delta)) {
     problem(type, ProblemCode::kPatchFailed,
             type + ": the patch does not apply (" + *err + "); state left as it was");
     return;
@@ -943,7 +931,7 @@ void EventReducer::on_activity_delta(const json& e, const std::string& type) {
   }
   auto patch = e.find("patch");
   json content = m->contains("content") ? (*m)["content"] : json::object();
-  if (auto err = apply_patch(content, patch == e.end() ? json::array() : *patch)) {
+  if (auto err = apply_json_patch(content, patch == e.end() ? json::array() : *patch)) {
     problem(type, ProblemCode::kPatchFailed,
             type + ": the patch does not apply to '" + *id + "' (" + *err +
                 "); activity left as it was");

@@ -39,8 +39,9 @@ std::string display_location(const Node& node) {
   return node.builtin ? node.location : "#" + node.location;
 }
 
-[[noreturn]] void fail(std::string keyword, std::string path, std::string message) {
-  throw CompileFailure{SchemaCompileError{std::move(keyword), std::move(path), std::move(message)}};
+void fail(Failure& failure, std::string keyword, std::string path, std::string message) {
+  if (!failure)
+    failure = SchemaCompileError{std::move(keyword), std::move(path), std::move(message)};
 }
 
 std::string child_location(const std::string& location, std::string_view keyword) {
@@ -58,21 +59,23 @@ Compiler::Compiler(const SchemaOptions& options, Program& program)
   program_.regex = options.regex ? options.regex : &default_regex_engine();
 }
 
-void Compiler::run(const json& schema) {
+Failure Compiler::run(const json& schema) {
   const Document& doc = documents_.emplace_back(Document{&schema, "", false});
   register_resource(std::string(kDefaultBase), schema, doc, "", "", "");
   index(schema, std::string(kDefaultBase), "", 0, doc, "");
   const auto site = sites_.find(&schema);  // absent when the root is not a schema at all
   const std::string base = site == sites_.end() ? std::string(kDefaultBase) : site->second.base;
-  program_.root = compile(schema, base, "", 0, doc, "");
-  while (!pending_.empty()) {
+  if (!failure_) program_.root = compile(schema, base, "", 0, doc, "");
+  while (!failure_ && !pending_.empty()) {
     const PendingRef ref = std::move(pending_.back());
     pending_.pop_back();
     const Target target = resolve(ref);
+    if (failure_) break;
     ref.node->ref =
         compile(*target.value, target.base, target.location, target.depth, *target.doc, "$ref");
   }
-  check_cycles();
+  if (!failure_) check_cycles();
+  return std::move(failure_);
 }
 
 // An $id applies to its schema unless the schema is a $ref (draft 7 ignores
@@ -101,9 +104,11 @@ void Compiler::register_resource(std::string uri, const json& schema, const Docu
 void Compiler::index(const json& schema, const std::string& parent_base,
                      const std::string& location, std::size_t depth, const Document& doc,
                      std::string_view keyword) {
+  if (failure_) return;
   if (depth > max_depth_) {
     fail(std::string(keyword), location,
          "schema nesting exceeds max depth " + std::to_string(max_depth_) + " at " + location);
+    return;
   }
   if (!schema.is_object()) {
     if (schema.is_boolean()) sites_.try_emplace(&schema, Site{parent_base, location, &doc, depth});
@@ -174,6 +179,7 @@ Compiler::Target Compiler::resolve(const PendingRef& ref) {
     fail("$ref", ref.path,
          "remote $ref '" + ref.text +
              "' is not supported (refs are resolved inside the schema only)");
+    return Target{};
   }
   const json* value = resource->value;
   std::string location = resource->location;
@@ -188,13 +194,17 @@ Compiler::Target Compiler::resolve(const PendingRef& ref) {
       fail("$ref", ref.path,
            "$ref '" + ref.text + "' resolves nowhere: no schema has $id '#" +
                std::string(*fragment) + "'");
+      return Target{};
     }
     value = anchor->second.value;
     location = anchor->second.location;
     base = site_base(value, base);
   } else if (fragment && !fragment->empty()) {
     const auto pointer = percent_decode(*fragment);
-    if (!pointer) fail("$ref", ref.path, "$ref '" + ref.text + "' has a malformed %-escape");
+    if (!pointer) {
+      fail("$ref", ref.path, "$ref '" + ref.text + "' has a malformed %-escape");
+      return Target{};
+    }
     // Walk the JSON Pointer token by token; the base URI is that of the deepest
     // schema on the way that the index knows.
     std::size_t start = 1;
@@ -209,6 +219,7 @@ Compiler::Target Compiler::resolve(const PendingRef& ref) {
           token.replace(at, 2, "~");
         } else {
           fail("$ref", ref.path, "$ref '" + ref.text + "' is not a valid JSON Pointer");
+          return Target{};
         }
       }
       const json* next = nullptr;
@@ -224,6 +235,7 @@ Compiler::Target Compiler::resolve(const PendingRef& ref) {
       if (next == nullptr) {
         fail("$ref", ref.path,
              "$ref '" + ref.text + "' resolves nowhere: nothing at " + std::string(*fragment));
+        return Target{};
       }
       value = next;
       location = child_location(location, token);
@@ -242,7 +254,7 @@ Compiler::Target Compiler::resolve(const PendingRef& ref) {
 // A cycle of in-place applicators ($ref, allOf, anyOf, oneOf, not, if/then/else,
 // dependencies) would evaluate forever on the same instance: reject it. Cycles
 // through properties, items and the like are legitimate recursion.
-void Compiler::check_cycles() const {
+void Compiler::check_cycles() {
   std::unordered_map<const Node*, std::uint8_t> state;  // 1 on the stack, 2 done
   struct Frame {
     const Node* node;
@@ -297,14 +309,16 @@ void Compiler::check_cycles() const {
       message += display_location(*next);
       const Node* at = closing_ref ? closing_ref : stack.back().node;
       fail("$ref", at->builtin ? at->location : child_location(at->location, "$ref"), message);
+      return;
     }
   }
 }
 
-std::unique_ptr<Program> compile_program(const json& schema, const SchemaOptions& options) {
+std::variant<std::unique_ptr<Program>, SchemaCompileError> compile_program(
+    const json& schema, const SchemaOptions& options) {
   auto program = std::make_unique<Program>();
   Compiler compiler(options, *program);
-  compiler.run(schema);
+  if (auto failure = compiler.run(schema)) return std::move(*failure);
   return program;
 }
 

@@ -32,9 +32,10 @@ struct SchemaCompileError {
 // The default engine is the build's (default_regex_engine(), below); a host
 // may lend its own through SchemaOptions::regex.
 //
-// An engine may throw from search() (a std::exception) when it cannot decide,
-// e.g. runaway backtracking or a subject over its limit; the validator reports
-// that as an issue on the string, never as a match.
+// When an engine cannot decide (runaway backtracking, a subject over its
+// limit), search() says why in `error` and returns false; the validator
+// reports that as an issue on the string, never as a match. (The core is built
+// without exceptions: an engine must not throw.)
 class RegexEngine {
  public:
   virtual ~RegexEngine() = default;
@@ -42,12 +43,13 @@ class RegexEngine {
   virtual std::variant<std::shared_ptr<const void>, std::string> compile(
       const std::string& pattern) const = 0;
   // Unanchored search, as JSON Schema specifies.
-  virtual bool search(const void* compiled, const std::string& subject) const = 0;
+  virtual bool search(const void* compiled, const std::string& subject,
+                      std::string& error) const = 0;
   // The same, charging its work to steps_left (one validation's budget); an
   // engine that counts no steps ignores it.
-  virtual bool search(const void* compiled, const std::string& subject,
-                      std::size_t& /*steps_left*/) const {
-    return search(compiled, subject);
+  virtual bool search(const void* compiled, const std::string& subject, std::size_t& /*steps_left*/,
+                      std::string& error) const {
+    return search(compiled, subject, error);
   }
   // Why search() on this pattern may backtrack with no time bound, naming the
   // construct; empty when its time is linear in the subject, or unknown (an

@@ -25,7 +25,7 @@ std::string got(const json& value) {
   return std::string(type_name(value)) + (value.is_structured() ? "" : " " + brief(value));
 }
 
-std::optional<std::size_t> count_keyword(const json& schema, const char* keyword,
+std::optional<std::size_t> count_keyword(Failure& failure, const json& schema, const char* keyword,
                                          const std::string& location) {
   const auto it = schema.find(keyword);
   if (it == schema.end()) return std::nullopt;
@@ -43,20 +43,23 @@ std::optional<std::size_t> count_keyword(const json& schema, const char* keyword
       return d >= 1.8e19 ? kMax : static_cast<std::size_t>(d);
     }
   }
-  fail(keyword, child_location(location, keyword),
+  fail(failure, keyword, child_location(location, keyword),
        std::string(keyword) + " must be a non-negative integer, got " + got(*it));
+  return std::nullopt;
 }
 
-std::vector<std::string> names_keyword(const json& value, const std::string& what,
+std::vector<std::string> names_keyword(Failure& failure, const json& value, const std::string& what,
                                        const char* keyword, const std::string& path) {
   if (!value.is_array()) {
-    fail(keyword, path, what + " must be an array of property names, got " + got(value));
+    fail(failure, keyword, path, what + " must be an array of property names, got " + got(value));
+    return {};
   }
   std::vector<std::string> names;
   std::set<std::string> seen;
   for (const auto& name : value) {
     if (!name.is_string()) {
-      fail(keyword, path, what + " must contain only strings, got " + got(name));
+      fail(failure, keyword, path, what + " must contain only strings, got " + got(name));
+      return {};
     }
     if (seen.insert(name.get<std::string>()).second) names.push_back(name.get<std::string>());
   }
@@ -68,10 +71,12 @@ std::vector<std::string> names_keyword(const json& value, const std::string& wha
 Node* Compiler::compile(const json& schema, const std::string& parent_base,
                         const std::string& location, std::size_t depth, const Document& doc,
                         std::string_view keyword) {
+  if (failure_) return nullptr;
   if (const auto it = compiled_.find(&schema); it != compiled_.end()) return it->second;
   if (depth > max_depth_) {
     fail(std::string(keyword), location,
          "schema nesting exceeds max depth " + std::to_string(max_depth_) + " at " + location);
+    return nullptr;
   }
   auto owned = std::make_unique<Node>();
   Node* node = owned.get();
@@ -86,12 +91,15 @@ Node* Compiler::compile(const json& schema, const std::string& parent_base,
   if (!schema.is_object()) {
     fail(std::string(keyword), location,
          "a schema must be an object or a boolean, got " + got(schema));
+    return node;
   }
   const std::string base = base_of(schema, parent_base);
   if (const auto ref = schema.find("$ref"); ref != schema.end()) {
     const std::string path = child_location(location, "$ref");
-    if (!ref->is_string())
+    if (!ref->is_string()) {
       fail("$ref", path, "$ref must be a string (a URI reference), got " + got(*ref));
+      return node;
+    }
     pending_.push_back(PendingRef{node, ref->get<std::string>(), base, path});
     return node;  // draft 7: the siblings of $ref are ignored
   }
@@ -114,6 +122,7 @@ void Compiler::compile_keywords(Node& node, const json& schema, const std::strin
     const auto it = schema.find(kw);
     if (it != schema.end() && !it->is_string()) {
       fail(kw, path(kw), std::string(kw) + " must be a string, got " + got(*it));
+      return;
     }
   }
 
@@ -130,6 +139,7 @@ void Compiler::compile_keywords(Node& node, const json& schema, const std::strin
       if (!name.is_string()) {
         fail("type", path("type"),
              "type must be a type name or an array of type names, got " + got(name));
+        return 0;
       }
       for (const auto& [type, bit] : kTypes) {
         if (name.get_ref<const std::string&>() == type) return bit;
@@ -137,6 +147,7 @@ void Compiler::compile_keywords(Node& node, const json& schema, const std::strin
       fail("type", path("type"),
            "type '" + name.get<std::string>() +
                "' is not one of array, boolean, integer, null, number, object, string");
+      return 0;
     };
     if (it->is_array()) {
       if (it->empty()) fail("type", path("type"), "type must not be an empty array");
@@ -147,11 +158,14 @@ void Compiler::compile_keywords(Node& node, const json& schema, const std::strin
   }
 
   if (const auto it = schema.find("enum"); it != schema.end()) {
-    if (!it->is_array())
+    if (!it->is_array()) {
       fail("enum", path("enum"), "enum must be an array of values, got " + got(*it));
+      return;
+    }
     if (json_depth(*it, max_depth_ + 1) > max_depth_ + 1) {
       fail("enum", path("enum"),
            "enum values nest deeper than max depth " + std::to_string(max_depth_));
+      return;
     }
     node.enum_values.emplace(it->begin(), it->end());
   }
@@ -159,6 +173,7 @@ void Compiler::compile_keywords(Node& node, const json& schema, const std::strin
     if (json_depth(*it, max_depth_) > max_depth_) {
       fail("const", path("const"),
            "const value nests deeper than max depth " + std::to_string(max_depth_));
+      return;
     }
     node.const_value = *it;
   }
@@ -175,6 +190,7 @@ void Compiler::compile_keywords(Node& node, const json& schema, const std::strin
     if (!it->is_array() || it->empty()) {
       fail(kw, path(kw),
            std::string(kw) + " must be a non-empty array of schemas, got " + got(*it));
+      return;
     }
     const std::string list_location = path(kw);
     for (std::size_t i = 0; i < it->size(); ++i) {
@@ -196,6 +212,7 @@ void Compiler::compile_keywords(Node& node, const json& schema, const std::strin
     if (it == schema.end()) continue;
     if (!it->is_object()) {
       fail(kw, path(kw), std::string(kw) + " must be an object of named schemas, got " + got(*it));
+      return;
     }
     const std::string map_location = path(kw);
     for (auto member = it->begin(); member != it->end(); ++member) {
@@ -213,6 +230,7 @@ void Compiler::compile_numbers(Node& node, const json& schema, const std::string
       fail(kw, child_location(location, kw),
            std::string(kw) + " must be a number, got " + got(*it) +
                (draft4 ? " (the draft 4 boolean form is not supported: use a number)" : ""));
+      return;
     }
     value = Num::of(*it);
     text = it->dump();
@@ -226,6 +244,7 @@ void Compiler::compile_numbers(Node& node, const json& schema, const std::string
   if (scratch.multiple_of && compare(*scratch.multiple_of, Num{}) <= 0) {
     fail("multipleOf", child_location(location, "multipleOf"),
          "multipleOf must be greater than 0, got " + scratch.multiple_of_text);
+    return;
   }
   if (scratch.minimum || scratch.maximum || scratch.exclusive_minimum ||
       scratch.exclusive_maximum || scratch.multiple_of) {
@@ -235,11 +254,14 @@ void Compiler::compile_numbers(Node& node, const json& schema, const std::string
 
 void Compiler::compile_strings(Node& node, const json& schema, const std::string& location) {
   StringRules scratch;
-  scratch.min_length = count_keyword(schema, "minLength", location);
-  scratch.max_length = count_keyword(schema, "maxLength", location);
+  scratch.min_length = count_keyword(failure_, schema, "minLength", location);
+  scratch.max_length = count_keyword(failure_, schema, "maxLength", location);
   if (const auto it = schema.find("pattern"); it != schema.end()) {
     const std::string path = child_location(location, "pattern");
-    if (!it->is_string()) fail("pattern", path, "pattern must be a string, got " + got(*it));
+    if (!it->is_string()) {
+      fail("pattern", path, "pattern must be a string, got " + got(*it));
+      return;
+    }
     scratch.pattern = compile_regex(it->get<std::string>(), "pattern", path);
   }
   if (scratch.min_length || scratch.max_length || scratch.pattern) {
@@ -252,9 +274,13 @@ Regex Compiler::compile_regex(const std::string& pattern, const char* keyword,
   auto compiled = program_.regex->compile(pattern);
   if (auto* message = std::get_if<std::string>(&compiled)) {
     fail(keyword, path, "pattern '" + pattern + "' is not a valid regular expression: " + *message);
+    return Regex{};
   }
   auto handle = std::get<std::shared_ptr<const void>>(std::move(compiled));
-  if (!handle) fail(keyword, path, "pattern '" + pattern + "' could not be compiled");
+  if (!handle) {
+    fail(keyword, path, "pattern '" + pattern + "' could not be compiled");
+    return Regex{};
+  }
   if (!allow_backtracking_patterns_) {
     const std::string reason = program_.regex->backtracking_reason(handle.get());
     if (!reason.empty()) {
@@ -263,6 +289,7 @@ Regex Compiler::compile_regex(const std::string& pattern, const char* keyword,
                ", which only a backtracking regex engine runs, with no bound on its time: a "
                "model's argument could stall the page. Rewrite the pattern, or accept the risk "
                "with the option allowBacktrackingPatterns: true");
+      return Regex{};
     }
   }
   return Regex{std::move(handle), pattern};
@@ -293,10 +320,12 @@ void Compiler::compile_arrays(Node& node, const json& schema, const std::string&
     if (!prefix->is_array()) {
       fail("prefixItems", child_location(location, "prefixItems"),
            "prefixItems must be an array of schemas, got " + got(*prefix));
+      return;
     }
     if (items != schema.end() && items->is_array()) {
       fail("items", child_location(location, "items"),
            "items must be a schema when prefixItems is present, got an array");
+      return;
     }
     schema_list("prefixItems", *prefix);
     scratch.rest = single("items");
@@ -310,12 +339,13 @@ void Compiler::compile_arrays(Node& node, const json& schema, const std::string&
     scratch.rest_keyword = "items";
   }
   scratch.contains = single("contains");
-  scratch.min_items = count_keyword(schema, "minItems", location);
-  scratch.max_items = count_keyword(schema, "maxItems", location);
+  scratch.min_items = count_keyword(failure_, schema, "minItems", location);
+  scratch.max_items = count_keyword(failure_, schema, "maxItems", location);
   if (const auto it = schema.find("uniqueItems"); it != schema.end()) {
     if (!it->is_boolean()) {
       fail("uniqueItems", child_location(location, "uniqueItems"),
            "uniqueItems must be a boolean, got " + got(*it));
+      return;
     }
     scratch.unique_items = it->get<bool>();
   }
@@ -341,6 +371,7 @@ void Compiler::compile_objects(Node& node, const json& schema, const std::string
       fail(kw, map_location,
            std::string(kw) + " must be an object mapping property names to schemas, got " +
                got(*it));
+      return;
     }
     any = true;
     for (auto member = it->begin(); member != it->end(); ++member) {
@@ -359,7 +390,7 @@ void Compiler::compile_objects(Node& node, const json& schema, const std::string
   });
   if (const auto it = schema.find("required"); it != schema.end()) {
     rules->required =
-        names_keyword(*it, "required", "required", child_location(location, "required"));
+        names_keyword(failure_, *it, "required", "required", child_location(location, "required"));
     for (std::size_t i = 0; i < rules->required.size(); ++i) {
       PropertyEntry& entry = table[rules->required[i]];
       entry.name = rules->required[i];
@@ -384,27 +415,28 @@ void Compiler::compile_objects(Node& node, const json& schema, const std::string
     rules->property_names = sub(*it, child_location(location, "propertyNames"), "propertyNames");
     any = true;
   }
-  rules->min_properties = count_keyword(schema, "minProperties", location);
-  rules->max_properties = count_keyword(schema, "maxProperties", location);
+  rules->min_properties = count_keyword(failure_, schema, "minProperties", location);
+  rules->max_properties = count_keyword(failure_, schema, "maxProperties", location);
 
   schema_map("dependencies", [&](const std::string& name, const json& value,
                                  const std::string& path, const char* kw) {
     Dependency dep{name, {}, nullptr, kw};
     if (value.is_array()) {
-      dep.required = names_keyword(value, "dependencies/" + name, kw, path);
+      dep.required = names_keyword(failure_, value, "dependencies/" + name, kw, path);
     } else if (value.is_object() || value.is_boolean()) {
       dep.schema = sub(value, path, kw);
     } else {
       fail(kw, path,
            "dependencies/" + name + " must be an array of property names or a schema, got " +
                got(value));
+      return;
     }
     rules->dependencies.push_back(std::move(dep));
   });
   schema_map("dependentRequired", [&](const std::string& name, const json& value,
                                       const std::string& path, const char* kw) {
-    rules->dependencies.push_back(
-        Dependency{name, names_keyword(value, "dependentRequired/" + name, kw, path), nullptr, kw});
+    rules->dependencies.push_back(Dependency{
+        name, names_keyword(failure_, value, "dependentRequired/" + name, kw, path), nullptr, kw});
   });
   schema_map("dependentSchemas", [&](const std::string& name, const json& value,
                                      const std::string& path, const char* kw) {

@@ -22,7 +22,6 @@
 // MatcherFirstEngine, at the end, is the part both default engines share.
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -44,8 +43,8 @@ std::size_t regex_program_size(const RegexProgram& program) { return program.cod
 
 // Long on purpose: the Pike VM's loop keeps its thread lists and step count in
 // locals; split into calls, the innermost loop of every pattern check pays for them.
-bool regex_program_search(const RegexProgram& program, std::string_view s,
-                          std::size_t* steps_left) {
+bool regex_program_search(const RegexProgram& program, std::string_view s, std::size_t* steps_left,
+                          std::string* error) {
   using Op = RegexProgram::Op;
   const auto& code = program.code;
   const std::size_t size = code.size();
@@ -58,15 +57,19 @@ bool regex_program_search(const RegexProgram& program, std::string_view s,
   next.clear();
   const std::size_t n = s.size();
   std::size_t steps = 0;  // instructions visited and threads stepped, at this position
+  // False when the budget is spent: the search stops, undecided.
   auto charge = [&] {
-    if (!steps_left) return;
+    if (!steps_left) return true;
     if (steps > *steps_left) {
-      throw std::length_error("the pattern needs more than the " +
-                              std::to_string(kRegexStepsPerValidation) +
-                              " matcher steps one validation may take");
+      if (error) {
+        *error = "the pattern needs more than the " + std::to_string(kRegexStepsPerValidation) +
+                 " matcher steps one validation may take";
+      }
+      return false;
     }
     *steps_left -= steps;
     steps = 0;
+    return true;
   };
   auto word_at = [&](std::size_t pos) {
     return pos < n && is_word(static_cast<unsigned char>(s[pos]));
@@ -108,7 +111,7 @@ bool regex_program_search(const RegexProgram& program, std::string_view s,
   };
   ++generation;
   if (add(current, 0, 0)) return true;
-  charge();
+  if (!charge()) return false;
   for (std::size_t pos = 0; pos < n;) {
     if (current.empty() && program.anchored) return false;
     ++generation;
@@ -121,7 +124,7 @@ bool regex_program_search(const RegexProgram& program, std::string_view s,
     }
     if (!program.anchored && add(next, 0, pos)) return true;
     current.swap(next);
-    charge();
+    if (!charge()) return false;
   }
   return false;
 }
@@ -147,20 +150,23 @@ std::variant<std::shared_ptr<const void>, std::string> MatcherFirstEngine::compi
   return std::shared_ptr<const void>(std::move(compiled));
 }
 
-bool MatcherFirstEngine::search(const void* handle, const std::string& subject) const {
+bool MatcherFirstEngine::search(const void* handle, const std::string& subject,
+                                std::string& error) const {
   std::size_t unlimited = static_cast<std::size_t>(-1);
-  return search(handle, subject, unlimited);
+  return search(handle, subject, unlimited, error);
 }
 
 bool MatcherFirstEngine::search(const void* handle, const std::string& subject,
-                                std::size_t& steps_left) const {
+                                std::size_t& steps_left, std::string& error) const {
   const auto& compiled = *static_cast<const MatcherFirstPattern*>(handle);
   if (subject.size() > kDefaultRegexMaxSubjectBytes) {
-    throw std::length_error("the string is longer than the default regex engine's limit of " +
-                            std::to_string(kDefaultRegexMaxSubjectBytes) + " bytes");
+    error = "the string is longer than the default regex engine's limit of " +
+            std::to_string(kDefaultRegexMaxSubjectBytes) + " bytes";
+    return false;
   }
-  if (compiled.program) return regex_program_search(*compiled.program, subject, &steps_left);
-  return search_behind(compiled.behind.get(), subject);
+  if (compiled.program)
+    return regex_program_search(*compiled.program, subject, &steps_left, &error);
+  return search_behind(compiled.behind.get(), subject, error);
 }
 
 std::string MatcherFirstEngine::backtracking_reason(const void* handle) const {

@@ -255,11 +255,13 @@ class StdRegexEngine final : public schema_detail::MatcherFirstEngine {
     }
   }
 
-  bool search_behind(const void* handle, const std::string& subject) const override {
+  bool search_behind(const void* handle, const std::string& subject,
+                     std::string& error) const override {
     try {
       return std::regex_search(subject, *static_cast<const std::regex*>(handle));
     } catch (const std::regex_error&) {
-      throw std::runtime_error("the pattern is too complex to evaluate against this string");
+      error = "the pattern is too complex to evaluate against this string";
+      return false;
     }
   }
 };

@@ -301,14 +301,7 @@ bool Evaluator::check_number(const Node& node, const json& value, const Path* pa
 }
 
 bool Evaluator::search(const Regex& regex, const std::string& subject, std::string* error) {
-  try {
-    return program_.regex->search(regex.handle.get(), subject, regex_steps_left_);
-  } catch (const std::exception& e) {
-    *error = e.what();
-  } catch (...) {
-    *error = "the regex engine failed";
-  }
-  return false;
+  return program_.regex->search(regex.handle.get(), subject, regex_steps_left_, *error);
 }
 
 bool Evaluator::check_string(const Node& node, const json& value, const Path* path) {
@@ -698,45 +691,26 @@ CompiledSchema::~CompiledSchema() = default;
 
 CompiledSchema::CompileResult CompiledSchema::compile(const json& schema,
                                                       const SchemaOptions& options) {
-  try {
-    auto impl = std::make_unique<Impl>();
-    impl->program = compile_program(schema, options);
-    return std::shared_ptr<const CompiledSchema>(new CompiledSchema(std::move(impl)));
-  } catch (const CompileFailure& failure) {
-    return failure.error;
-  } catch (const std::exception& e) {
-    return SchemaCompileError{
-        "", "", std::string("internal error while compiling the schema: ") + e.what()};
-  } catch (...) {
-    return SchemaCompileError{"", "", "internal error while compiling the schema"};
-  }
+  auto program = compile_program(schema, options);
+  if (auto* error = std::get_if<SchemaCompileError>(&program)) return std::move(*error);
+  auto impl = std::make_unique<Impl>();
+  impl->program = std::get<std::unique_ptr<Program>>(std::move(program));
+  return std::shared_ptr<const CompiledSchema>(new CompiledSchema(std::move(impl)));
 }
 
 std::vector<SchemaIssue> CompiledSchema::validate(const json& instance,
                                                   std::size_t max_issues) const {
   std::vector<SchemaIssue> issues;
-  try {
-    Evaluator evaluator(*impl_->program, &issues, std::max<std::size_t>(max_issues, 1));
-    if (!evaluator.eval(*impl_->program->root, instance, nullptr, 0) && issues.empty()) {
-      issues.push_back(
-          SchemaIssue{"", impl_->program->root->location, "does not match the schema"});
-    }
-  } catch (const std::exception& e) {
-    issues.push_back(
-        SchemaIssue{"", "", std::string("internal error while validating: ") + e.what()});
-  } catch (...) {
-    issues.push_back(SchemaIssue{"", "", "internal error while validating"});
+  Evaluator evaluator(*impl_->program, &issues, std::max<std::size_t>(max_issues, 1));
+  if (!evaluator.eval(*impl_->program->root, instance, nullptr, 0) && issues.empty()) {
+    issues.push_back(SchemaIssue{"", impl_->program->root->location, "does not match the schema"});
   }
   return issues;
 }
 
 bool CompiledSchema::is_valid(const json& instance) const {
-  try {
-    Evaluator evaluator(*impl_->program, nullptr, 0);
-    return evaluator.eval(*impl_->program->root, instance, nullptr, 0);
-  } catch (...) {
-    return false;
-  }
+  Evaluator evaluator(*impl_->program, nullptr, 0);
+  return evaluator.eval(*impl_->program->root, instance, nullptr, 0);
 }
 
 }  // namespace agui

@@ -5,16 +5,22 @@
 
 #include <cstddef>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "schema/internal/program.hpp"
 
 namespace agui::schema_detail {
 
-[[noreturn]] void fail(std::string keyword, std::string path, std::string message);
+// A compilation's first failure. The core is built without exceptions, so a
+// failure is recorded here and each step returns at once: compile() does
+// nothing once `failure` is set, and run() stops at the first check.
+using Failure = std::optional<SchemaCompileError>;
+void fail(Failure& failure, std::string keyword, std::string path, std::string message);
 std::string child_location(const std::string& location, std::string_view keyword);
 // "#/definitions/a" (or the full URI inside a built-in document), for messages.
 std::string display_location(const Node& node);
@@ -22,7 +28,8 @@ std::string display_location(const Node& node);
 class Compiler {
  public:
   Compiler(const SchemaOptions& options, Program& program);
-  void run(const json& schema);
+  // Compiles `schema` into the program; the first failure, or nullopt.
+  Failure run(const json& schema);
 
  private:
   struct Document {
@@ -64,7 +71,7 @@ class Compiler {
              std::size_t depth, const Document& doc, std::string_view keyword);
   const Resource* find_resource(std::string_view uri);
   Target resolve(const PendingRef& ref);
-  void check_cycles() const;
+  void check_cycles();
 
   // Keywords (keywords.cpp).
   Node* compile(const json& schema, const std::string& parent_base, const std::string& location,
@@ -79,7 +86,12 @@ class Compiler {
                        const std::string& location, std::size_t depth, const Document& doc);
   Regex compile_regex(const std::string& pattern, const char* keyword, const std::string& path);
 
+  void fail(std::string keyword, std::string path, std::string message) {
+    schema_detail::fail(failure_, std::move(keyword), std::move(path), std::move(message));
+  }
+
   Program& program_;
+  Failure failure_;
   std::size_t max_depth_;
   bool allow_backtracking_patterns_;
   std::deque<Document> documents_;  // stable addresses

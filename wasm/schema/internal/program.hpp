@@ -107,8 +107,10 @@ std::shared_ptr<const RegexProgram> compile_regex_program(
     std::string* outside = nullptr);
 // steps_left (when given) is charged for the work done; std::length_error when
 // the search would need more.
+// When the search would take more than *steps_left steps it stops, says so in
+// *error (when given) and returns false.
 bool regex_program_search(const RegexProgram& program, std::string_view subject,
-                          std::size_t* steps_left = nullptr);
+                          std::size_t* steps_left = nullptr, std::string* error = nullptr);
 std::size_t regex_program_size(const RegexProgram& program);
 
 // What the default engines share (regex_vm.cpp): the pattern and
@@ -120,16 +122,17 @@ class MatcherFirstEngine : public RegexEngine {
   static constexpr std::size_t kMaxPatternBytes = 16 * 1024;
   std::variant<std::shared_ptr<const void>, std::string> compile(
       const std::string& pattern) const final;
-  bool search(const void* compiled, const std::string& subject) const final;
-  bool search(const void* compiled, const std::string& subject,
-              std::size_t& steps_left) const final;
+  bool search(const void* compiled, const std::string& subject, std::string& error) const final;
+  bool search(const void* compiled, const std::string& subject, std::size_t& steps_left,
+              std::string& error) const final;
   std::string backtracking_reason(const void* compiled) const final;
 
  protected:
   // A handle of the engine behind, or why the pattern is not valid there.
   virtual std::variant<std::shared_ptr<const void>, std::string> compile_behind(
       const std::string& pattern) const = 0;
-  virtual bool search_behind(const void* compiled, const std::string& subject) const = 0;
+  virtual bool search_behind(const void* compiled, const std::string& subject,
+                             std::string& error) const = 0;
 };
 
 struct Node;
@@ -224,13 +227,9 @@ struct Program {
   const RegexEngine* regex = nullptr;
 };
 
-// Thrown inside the compiler, caught at the public boundary.
-struct CompileFailure {
-  SchemaCompileError error;
-};
-
-// Compiles `schema` or throws CompileFailure (compiler.cpp).
-std::unique_ptr<Program> compile_program(const json& schema, const SchemaOptions& options);
+// Compiles `schema`, or says why it cannot (compiler.cpp).
+std::variant<std::unique_ptr<Program>, SchemaCompileError> compile_program(
+    const json& schema, const SchemaOptions& options);
 
 // The draft 7 meta-schema, which refs may name without it being fetched
 // (metaschema.cpp).
