@@ -107,10 +107,10 @@ class RoundDriver {
   json status() const;
   json export_thread() const;
   // For a journal that appends what changed: the export when `whole` or when
-  // most messages changed, else the change since the last call, {"format": "agui-client-tools/thread-change",
-  // "version": 1, "messages": {from, count, edited: [[index, message]...],
-  // tail: [...]}, "state"?: ..., and the export's other fields}. Either way the
-  // next change starts from here. docs/persistence.md, "The record format".
+  // most messages changed, else the change since the last call, {"format":
+  // "agui-client-tools/thread-change", "version": 1, "messages": {from, count, edited: [[index,
+  // message]...], tail: [...]}, "state"?: ..., and the export's other fields}. Either way the next
+  // change starts from here. docs/persistence.md, "The record format".
   json export_journal(bool whole);
 
   const Thread& thread() const { return thread_; }
