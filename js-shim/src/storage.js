@@ -101,15 +101,14 @@ function readSnapshot(where, threadId, record, changes = []) {
  * record it cannot read still shows (load() says what is wrong).
  */
 function summarize(entries) {
-  const rows = entries.map(([threadId, record, last]) => ({
-    threadId,
-    updatedAt: [last?.updatedAt, record?.updatedAt, 0].find((t) => typeof t === 'number'),
-    messages: Number.isInteger(last?.messages)
-      ? last.messages
-      : Array.isArray(record?.snapshot?.messages)
-        ? record.snapshot.messages.length
-        : 0,
-  }));
+  const rows = entries.map(([threadId, record, last]) => {
+    const exported = Array.isArray(record?.snapshot?.messages) ? record.snapshot.messages.length : 0;
+    return {
+      threadId,
+      updatedAt: [last?.updatedAt, record?.updatedAt, 0].find((t) => typeof t === 'number'),
+      messages: Number.isInteger(last?.messages) ? last.messages : exported,
+    };
+  });
   return rows.sort((a, b) => b.updatedAt - a.updatedAt || (a.threadId < b.threadId ? -1 : 1));
 }
 

@@ -27,20 +27,9 @@ const rounds = probeRounds(ROUNDS);
 const page = `<!doctype html><meta charset="utf-8"><title>reload</title>
 <script type="module">
   import { createRuntime, indexedDbStore } from '/dist/index.js';
+  import { probeTool } from '/probe.js';
   const q = new URLSearchParams(location.search);
-  const probe = {
-    name: 'probe',
-    description: 'counts its runs',
-    parameters: { type: 'object' },
-    requiresApproval: true,
-    handler: async (args, ctx) => {
-      window.ran(ctx.toolCallId);
-      window.step('handler');
-      await new Promise((r) => setTimeout(r, 120));
-      window.step('handled');
-      return 'ok';
-    },
-  };
+  const probe = probeTool(() => 'ok');
   const runtime = await createRuntime({
     url: q.get('agent'),
     persist: indexedDbStore({ name: 'reload-chaos' }),

@@ -10,11 +10,30 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { serveStatic } = await import(join(root, 'demo-page', 'server', 'static.mjs'));
 
-/** Serves `html` as `/<name>` on a loopback port; resolves to the page's URL. */
+// `/probe.js`, beside every page: the tool the reload and tab chaos pages run. It tells the test
+// when its handler starts (window.ran) and each step (window.step), takes 120 ms, and answers
+// reply() (its approval is the page's to give).
+const PROBE = `export const probeTool = (reply) => ({
+  name: 'probe',
+  description: 'counts its runs',
+  parameters: { type: 'object' },
+  requiresApproval: true,
+  handler: async (args, ctx) => {
+    window.ran(ctx.toolCallId);
+    window.step('handler');
+    await new Promise((r) => setTimeout(r, 120));
+    window.step('handled');
+    return reply();
+  },
+});
+`;
+
+/** Serves `html` as `/<name>` (and /probe.js) on a loopback port; resolves to the page's URL. */
 export async function servePlainPage(name, html) {
   const dir = await mkdtemp(join(tmpdir(), 'agui-plain-page-'));
   after(() => rm(dir, { recursive: true, force: true }));
   await writeFile(join(dir, name), html);
+  await writeFile(join(dir, 'probe.js'), PROBE);
   const server = createServer((req, res) => serveStatic(req, res, [dir, join(root, 'js-shim')]));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   after(() => server.close());

@@ -27,21 +27,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const page = `<!doctype html><meta charset="utf-8"><title>tabs</title>
 <script type="module">
   import { createRuntime, indexedDbStore } from '/dist/index.js';
+  import { probeTool } from '/probe.js';
   const q = new URLSearchParams(location.search);
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  const probe = {
-    name: 'probe',
-    description: 'counts its runs',
-    parameters: { type: 'object' },
-    requiresApproval: true,
-    handler: async (args, ctx) => {
-      window.ran(ctx.toolCallId);
-      window.step('handler');
-      await sleep(120);
-      window.step('handled');
-      return 'ok from ' + window.name;
-    },
-  };
+  const probe = probeTool(() => 'ok from ' + window.name);
   window.failures = [];
   window.roles = [];
   window.refused = [];
