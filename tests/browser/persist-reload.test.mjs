@@ -13,7 +13,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { launchChromium } from './chromium.mjs';
-import { servePlainPage } from './plain-page.mjs';
+import { auditCalls, servePlainPage } from './plain-page.mjs';
 import { startAguiServer } from '../support/agui-server.mjs';
 import { probeRounds } from '../support/scenarios.mjs';
 import { seededRandom } from '../support/random.mjs';
@@ -127,10 +127,7 @@ for (const trial of trials()) {
       messages: window.runtime.messages,
       failures: window.failures,
     }));
-    const calls = messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []));
-    const answers = messages.filter((m) => m.role === 'tool');
-    const duplicates = calls.filter((c) => (runs.get(c.id) ?? 0) > 1).map((c) => c.id);
-    const open = calls.filter((c) => answers.filter((a) => a.toolCallId === c.id).length !== 1).map((c) => c.id);
+    const { calls, duplicates, open } = auditCalls(messages, runs);
     totals.trials += 1;
     totals.reloads += 1;
     totals.calls += calls.length;

@@ -28,6 +28,21 @@ const PROBE = `export const probeTool = (reply) => ({
 });
 `;
 
+/**
+ * What the chaos tests count over a thread's messages: its tool calls, those whose handler started
+ * more than once (`runs`: toolCallId -> handler starts, from window.ran) and those without exactly
+ * one answer.
+ */
+export function auditCalls(messages, runs) {
+  const calls = messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []));
+  const answers = messages.filter((m) => m.role === 'tool');
+  return {
+    calls,
+    duplicates: calls.filter((c) => (runs.get(c.id) ?? 0) > 1).map((c) => c.id),
+    open: calls.filter((c) => answers.filter((a) => a.toolCallId === c.id).length !== 1).map((c) => c.id),
+  };
+}
+
 /** Serves `html` as `/<name>` (and /probe.js) on a loopback port; resolves to the page's URL. */
 export async function servePlainPage(name, html) {
   const dir = await mkdtemp(join(tmpdir(), 'agui-plain-page-'));

@@ -13,7 +13,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { launchChromium } from './chromium.mjs';
-import { servePlainPage } from './plain-page.mjs';
+import { auditCalls, servePlainPage } from './plain-page.mjs';
 import { startAguiServer } from '../support/agui-server.mjs';
 import { probeRounds } from '../support/scenarios.mjs';
 import { seededRandom } from '../support/random.mjs';
@@ -130,16 +130,6 @@ async function inCharge(tabs) {
 }
 
 /** The calls and answers a thread holds: which ran twice, which lack exactly one answer. */
-function audit(messages) {
-  const calls = messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []));
-  const answers = messages.filter((m) => m.role === 'tool');
-  return {
-    calls,
-    duplicates: calls.filter((c) => (runs.get(c.id) ?? 0) > 1).map((c) => c.id),
-    open: calls.filter((c) => answers.filter((a) => a.toolCallId === c.id).length !== 1).map((c) => c.id),
-  };
-}
-
 let threadNo = 0;
 
 test('one tab is in charge; the other shows its thread live and its sends and approvals are carried out there once', async () => {
@@ -159,7 +149,7 @@ test('one tab is in charge; the other shows its thread live and its sends and ap
   const [a, b] = [await view(leader), await view(follower)];
   assert.deepEqual(b.messages, a.messages, 'the follower shows the thread as the tab in charge has it');
   assert.deepEqual(b.status, a.status);
-  const { calls, duplicates, open: unanswered } = audit(a.messages);
+  const { calls, duplicates, open: unanswered } = auditCalls(a.messages, runs);
   assert.equal(calls.length, ROUNDS);
   assert.deepEqual(duplicates, []);
   assert.deepEqual(unanswered, []);
@@ -202,7 +192,7 @@ test('a following tab that gains focus takes charge once the thread is idle, nev
   const answers = messages.filter((m) => m.role === 'tool');
   assert.equal(answers.length, ROUNDS);
   for (const m of answers) assert.equal(m.content, `ok from ${secondName}`, 'every handler ran in one tab');
-  assert.deepEqual(audit(messages).duplicates, []);
+  assert.deepEqual(auditCalls(messages, runs).duplicates, []);
   assert.deepEqual((await view(second)).messages, messages);
   for (const tab of [first, second]) {
     assert.deepEqual(tab.errors, []);
@@ -273,7 +263,7 @@ for (const trial of trials()) {
       assert.deepEqual(await tab.evaluate(() => window.failures), []);
       assert.deepEqual(tab.errors, []);
     }
-    const { calls, duplicates, open: unanswered } = audit(record.messages);
+    const { calls, duplicates, open: unanswered } = auditCalls(record.messages, runs);
     totals.trials += 1;
     totals.closed += 1;
     totals.calls += calls.length;
