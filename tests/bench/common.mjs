@@ -19,8 +19,11 @@ export function coreSources({ wasm }) {
     .split('\n')
     .map((l) => l.replace(/#.*/, '').trim())
     .filter(Boolean);
-  const engine = wasm ? 'bindings/regexp_engine.cpp' : 'wasm/schema/std_regex_engine.cpp';
-  return [...listed, engine].map((f) => path.join(ROOT, f));
+  // In wasm, the host's RegExp engine and the module's own libc number functions (bindings/CMakeLists.txt).
+  const host = wasm
+    ? ['bindings/regexp_engine.cpp', 'bindings/libc_numbers.cpp', 'bindings/libc_printf.cpp']
+    : ['wasm/schema/std_regex_engine.cpp'];
+  return [...listed, ...host].map((f) => path.join(ROOT, f));
 }
 
 // The raw Driver's calls that take the host's clock (open, endOfStream, resolveInterrupt, continueTurn: `now`,

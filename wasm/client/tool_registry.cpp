@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <limits>
 #include <utility>
 
@@ -39,9 +38,9 @@ std::string printable(std::string_view text, std::size_t max_chars = 80) {
     if (byte >= 0x20 && byte < 0x7F) {
       out += static_cast<char>(byte);
     } else {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02X", byte);
-      out += hex;
+      out += "\\x";
+      out += "0123456789ABCDEF"[byte >> 4];
+      out += "0123456789ABCDEF"[byte & 15];
     }
   }
   return out;

@@ -167,15 +167,10 @@ bool unescape_json_string(std::string_view raw, std::string& out) {
 
 namespace {
 
-bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
-
 // The code unit of a \uXXXX escape at t[i] == '\\', or -1 when there is none.
 long escaped_unit(std::string_view t, std::size_t i) {
-  if (i + 6 > t.size() || t[i] != '\\' || t[i + 1] != 'u') return -1;
-  for (std::size_t k = i + 2; k < i + 6; ++k) {
-    if (!is_hex(t[k])) return -1;
-  }
-  return std::strtol(std::string(t.substr(i + 2, 4)).c_str(), nullptr, 16);
+  if (i + 2 > t.size() || t[i] != '\\' || t[i + 1] != 'u') return -1;
+  return hex4(t, i + 2);
 }
 
 // Copies a string token from t[i] == '"' into out, each lone surrogate escape

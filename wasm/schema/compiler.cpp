@@ -229,7 +229,8 @@ Compiler::Target Compiler::resolve(const PendingRef& ref) {
       } else if (value->is_array() && !token.empty() &&
                  token.find_first_not_of("0123456789") == std::string::npos &&
                  (token.size() == 1 || token[0] != '0') && token.size() < 10) {
-        const std::size_t index = std::stoul(token);
+        std::size_t index = 0;
+        for (const char digit : token) index = index * 10 + static_cast<std::size_t>(digit - '0');
         if (index < value->size()) next = &(*value)[index];
       }
       if (next == nullptr) {
