@@ -292,33 +292,31 @@ class Driver {
   std::string step_;  // the last feed() step, viewed by the shim
 };
 
-// The error codes, for the test that keeps the JS and .d.ts mirrors in step.
-std::string error_codes() {
-  json codes = json::array();
-#define AGUI_X(id, wire) codes.push_back(wire);
-  AGUI_ERROR_CODES(AGUI_X)
-#undef AGUI_X
-  return codes.dump();
+// The wire names of one vocabulary, as a JSON array: the names are data (one
+// string table), not a push_back each in code.
+template <std::size_t N>
+json wire_names(const char* const (&names)[N]) {
+  json out = json::array();
+  for (const char* name : names) out.push_back(name);
+  return out;
 }
+
+#define AGUI_WIRE(id, wire) wire,
+constexpr const char* kErrorCodes[] = {AGUI_ERROR_CODES(AGUI_WIRE)};
+constexpr const char* kChangeKinds[] = {AGUI_CHANGE_KINDS(AGUI_WIRE)};
+constexpr const char* kProblemCodes[] = {AGUI_PROBLEM_CODES(AGUI_WIRE)};
+constexpr const char* kCallStates[] = {AGUI_CALL_STATES(AGUI_WIRE)};
+#undef AGUI_WIRE
+
+// The error codes, for the test that keeps the JS and .d.ts mirrors in step.
+std::string error_codes() { return wire_names(kErrorCodes).dump(); }
 
 // The core's other vocabularies, each defined once in C++, for the tests that
 // keep the package's mirrors (index.js, index.d.ts) equal to them.
 std::string vocabulary() {
-  json kinds = json::array();
-  json problems = json::array();
-  json states = json::array();
-#define AGUI_X(id, wire) kinds.push_back(wire);
-  AGUI_CHANGE_KINDS(AGUI_X)
-#undef AGUI_X
-#define AGUI_X(id, wire) problems.push_back(wire);
-  AGUI_PROBLEM_CODES(AGUI_X)
-#undef AGUI_X
-#define AGUI_X(id, wire) states.push_back(wire);
-  AGUI_CALL_STATES(AGUI_X)
-#undef AGUI_X
-  return json{{"changeKinds", kinds},
-              {"problemCodes", problems},
-              {"callStates", states},
+  return json{{"changeKinds", wire_names(kChangeKinds)},
+              {"problemCodes", wire_names(kProblemCodes)},
+              {"callStates", wire_names(kCallStates)},
               {"maxFrontendToolRounds", agui::kMaxFrontendToolRounds}}
       .dump();
 }

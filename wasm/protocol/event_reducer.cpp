@@ -41,7 +41,12 @@ bool is_role(const json* message, std::string_view role) {
 }  // namespace
 
 const std::unordered_map<std::string, EventReducer::Ev>& EventReducer::event_types() {
-  static const std::unordered_map<std::string, Ev> types = {
+  // A table of C strings, read into the map once: as data, not as the code
+  // that would construct each pair's std::string in place.
+  static constexpr struct {
+    const char* wire;
+    Ev ev;
+  } kTypes[] = {
       {"TEXT_MESSAGE_START", Ev::kTextStart},
       {"TEXT_MESSAGE_CONTENT", Ev::kTextContent},
       {"TEXT_MESSAGE_END", Ev::kTextEnd},
@@ -74,6 +79,11 @@ const std::unordered_map<std::string, EventReducer::Ev>& EventReducer::event_typ
       {"SUBAGENT_FINISHED", Ev::kSubagentFinished},
       {"SUBAGENT_ERROR", Ev::kSubagentError},
   };
+  static const std::unordered_map<std::string, Ev> types = [] {
+    std::unordered_map<std::string, Ev> map;
+    for (const auto& t : kTypes) map.emplace(t.wire, t.ev);
+    return map;
+  }();
   return types;
 }
 
