@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import { createRuntime } from '../../js-shim/src/node.js';
+import { createRuntime } from 'agui-client-tools'; // the package as it ships (dist/, minified)
 import { loadCore } from '../../js-shim/src/core.js';
 import { scriptedRun, streamResponse } from './common.mjs';
 

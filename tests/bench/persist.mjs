@@ -4,8 +4,7 @@
 // and a turn on threads of growing size (its change records), beside one whole export written.
 // The store is memoryStore(): what the runtime itself spends; a real store's I/O comes on top.
 //   node --expose-gc tests/bench/persist.mjs [--reps=5]
-import { memoryStore } from '../../js-shim/src/storage.js';
-import { createRuntime } from '../../js-shim/src/node.js';
+import { createRuntime, memoryStore } from 'agui-client-tools'; // the package as it ships (dist/, minified)
 import { fmtNum, gc, median, streamFetch, NOOP } from './common.mjs';
 import { makeStream } from './generate.mjs';
 import { measureRounds } from './rounds.mjs';

@@ -4,7 +4,8 @@
 // runs that part alone).
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
-import { createRuntime } from '../../js-shim/src/node.js';
+import { createRuntime } from 'agui-client-tools'; // the package as it ships (dist/, minified)
+import '../../js-shim/src/node.js'; // the node loader for src/core.js, whose internals the raw-core rows read
 import { feedBytes, heapText, loadCore } from '../../js-shim/src/core.js';
 import {
   gc,

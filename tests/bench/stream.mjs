@@ -2,7 +2,8 @@
 // (c) the smallest JS reducer, (d) JSON.parse alone, side by side in one process; events/s, ratios and flatness.
 import assert from 'node:assert/strict';
 import { HttpAgent } from '@ag-ui/client';
-import { createRuntime } from '../../js-shim/src/node.js';
+import { createRuntime } from 'agui-client-tools'; // the package as it ships (dist/, minified)
+import '../../js-shim/src/node.js'; // the node loader for src/core.js, whose internals the raw-core rows read
 import { feedBytes, loadCore } from '../../js-shim/src/core.js';
 import { makeStream } from './generate.mjs';
 import { MiniThread, readBody, sseSplitter } from './baselines.mjs';
