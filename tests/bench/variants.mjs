@@ -69,7 +69,8 @@ const OBJECTS = {
   o2: level('-O2'), // -O2 inlines by itself; -finline-functions changes nothing there
   bulk: [...SHIPPED, '-mbulk-memory'],
   noRtti: [...SHIPPED, ...NO_RTTI],
-  // Function-local statics initialised without __cxa_guard_acquire/release: the module has no threads.
+  // Function-local statics initialised without __cxa_guard_acquire/release: the module has no threads. (em++ 3.1.6
+  // already passes -fno-threadsafe-statics to clang: the variant links to the shipped bytes.)
   noGuards: [...SHIPPED, '-fno-threadsafe-statics'],
   wasmEh: [...SHIPPED.filter((f) => !NO_EXC.includes(f)), WASM_EH],
 };
