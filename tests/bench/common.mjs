@@ -14,7 +14,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
  */
 export function coreSources({ wasm }) {
   const cmake = fs.readFileSync(path.join(ROOT, 'CMakeLists.txt'), 'utf8');
-  const block = /add_library\(agui_core STATIC([^)]*)\)/.exec(cmake)[1];
+  // The list ends at the ')' alone on its line: the comments between the sources hold parentheses of their own.
+  const block = /add_library\(agui_core STATIC\n([\s\S]*?)\n\)/.exec(cmake)[1];
   const listed = block
     .split('\n')
     .map((l) => l.replace(/#.*/, '').trim())

@@ -1,10 +1,13 @@
-// Build-flag experiment behind the bench's fix proposals (not part of run.mjs; builds take minutes): compiles the
-// core + bindings with em++ into tests/out/variants/<name>/ (-Oz -finline-functions -flto as shipped, the same
-// without -finline-functions as Emscripten 3.1.6 gives -Oz and -Os, -Os with inlining, -O2 -flto, the shipped flags
-// with exception handling compiled out, linked -Os, with bulk memory, -O2 for the stream's files only, and a
-// --profiling-funcs copy for size attribution and named profiles), then times the core alone (raw Driver: feed +
-// JSON.parse of each step and the changes it carries, as runtime.js does) on the 22k-event stream and on a tool round, interleaved.
-//   node tests/bench/variants.mjs [--build-only] [--reps=5]
+// Build-flag experiment behind the bench's fix proposals and issue 23's size steps (not part of run.mjs; builds take
+// minutes): compiles the core + bindings with em++ into tests/out/variants/<name>/ with the flags CMakeLists.txt ships
+// (-Oz -finline-functions -flto, the core's own libc++ templates, no exceptions, linked -Oz -flto with emmalloc) and
+// variants that each change one thing (compile flags, link flags, or a wasm-opt run after the link), plus a
+// --profiling-funcs copy for size attribution and named profiles; prints each module's size (.wasm and Emscripten's
+// glue: raw, gzip -9, brotli 11) and times the core alone (raw Driver: feed + JSON.parse of each step and the changes
+// it carries, as runtime.js does) on the 22k-event stream and on a tool round, interleaved, as ratios to shipped.
+//   node tests/bench/variants.mjs [--build-only] [--reps=5] [--only=name,name] [--jobs=1]
+// --only builds and times those variants and the shipped one (and shipped-names for the attribution); --jobs is how
+// many em++ compile at once (1 by default: the machines are shared).
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -40,39 +43,85 @@ const LINK = [
 // OWN: the core instantiates libc++'s templates itself, as CMakeLists.txt builds it (the prebuilt libc++.a in
 // Debian's frozen cache has them unoptimised); 'shippedExtern' is the shipped flags without that.
 // INLINE: Emscripten 3.1.6 adds -fno-inline-functions for -Os and -Oz (LLVM inlines nothing); the shipped flags undo it.
-// EH: native wasm exceptions, as shipped. NO_EH (-fignore-exceptions) compiles every try/catch and unwind path out:
-// a throw then aborts the module, so that variant is not shippable; it measures what an exception-free core would
-// save (the stream and round paths throw nothing, so it can be timed).
+// NO_EXC: since issue 23 §1 the core and the bindings are built without exceptions (PUBLIC on agui_core): every
+// failure is a value and nlohmann_json aborts where it would throw. The module's link has no exception flag, so
+// Emscripten links libc++ and libc++abi without exceptions (DISABLE_EXCEPTION_CATCHING defaults to 1).
+// WASM_EH: native wasm exceptions, as the module shipped before §1 (the 'wasmEh' reference variant: today's sources,
+// which throw nothing, with the exception runtime and every landing pad back; not what was shipped before §1, whose
+// sources caught exceptions, but what the flag alone costs).
 const OWN = '-D_LIBCPP_DISABLE_EXTERN_TEMPLATE';
 const INLINE = '-finline-functions';
-const EH = '-fwasm-exceptions';
-const NO_EH = '-fignore-exceptions';
+const NO_EXC = ['-fno-exceptions', '-DJSON_NOEXCEPTION'];
+const WASM_EH = '-fwasm-exceptions';
+// embind without RTTI: wire.h then names types by the address of a static per type instead of typeid(), which it
+// needs only to name a type that was never bound in an error message (EMSCRIPTEN_HAS_UNBOUND_TYPE_NAMES=0) and to
+// find the dynamic type of a polymorphic bound class (we bind none: Registry and Driver have no virtual functions).
+const NO_RTTI = ['-fno-rtti', '-DEMSCRIPTEN_HAS_UNBOUND_TYPE_NAMES=0'];
+// The shipped compile flags, and each object set as the shipped flags with one change.
+const SHIPPED = ['-Oz', INLINE, '-flto', OWN, ...NO_EXC];
+const without = (flag) => SHIPPED.filter((f) => f !== flag);
+const level = (o) => SHIPPED.map((f) => (f === '-Oz' ? o : f));
 const OBJECTS = {
-  shipped: ['-Oz', INLINE, '-flto', OWN, EH],
-  shippedExtern: ['-Oz', INLINE, '-flto', EH],
-  oz: ['-Oz', '-flto', OWN, EH],
-  os: ['-Os', '-flto', OWN, EH],
-  osInline: ['-Os', INLINE, '-flto', OWN, EH],
-  o2lto: ['-O2', '-flto', OWN, EH],
-  noEh: ['-Oz', INLINE, '-flto', OWN, NO_EH],
-  bulk: ['-Oz', INLINE, '-flto', OWN, EH, '-mbulk-memory'],
+  shipped: SHIPPED,
+  shippedExtern: without(OWN),
+  noInline: without(INLINE), // -Oz as 3.1.6 gives it
+  os: level('-Os'), // -Os with inlining
+  o2: level('-O2'), // -O2 inlines by itself; -finline-functions changes nothing there
+  bulk: [...SHIPPED, '-mbulk-memory'],
+  noRtti: [...SHIPPED, ...NO_RTTI],
+  // Function-local statics initialised without __cxa_guard_acquire/release: the module has no threads. (em++ 3.1.6
+  // already passes -fno-threadsafe-statics to clang: the variant links to the shipped bytes.)
+  noGuards: [...SHIPPED, '-fno-threadsafe-statics'],
+  wasmEh: [...SHIPPED.filter((f) => !NO_EXC.includes(f)), WASM_EH],
 };
 // The files a stream event passes through: the hotO2 variant takes their -O2 objects and the rest as shipped.
 const STREAM_FILES = ['sse_parser', 'utf8', 'json_text', 'event_reducer', 'thread'];
+// The shipped link flags (bindings/CMakeLists.txt; CMake puts MinSizeRel's -Os first and the target's -Oz wins).
+const SHIPPED_LINK = ['-Oz', '-flto', '-sMALLOC=emmalloc'];
+const linkWith = (...flags) => [...SHIPPED_LINK, ...flags];
+const linkLevel = (o) => SHIPPED_LINK.map((f) => (f === '-Oz' ? o : f));
+// post: a wasm-opt run on the linked .wasm (binaryen 108, the one Emscripten 3.1.6 runs). The link strips the
+// target_features section, so the run is told the features: those of Emscripten 3.1.6's default target (MVP and
+// mutable globals; the shipped module has no sign-extension, bulk-memory or saturating-truncation instruction), so it
+// introduces none a browser the module runs in today would lack.
+const WASM_OPT_AGAIN = ['--mvp-features', '--enable-mutable-globals', '-Oz', '--converge'];
 const VARIANTS = [
-  { name: 'shipped-Oz-inline-lto', objects: 'shipped', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', EH] },
-  { name: 'shipped-names', objects: 'shipped', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', EH, '--profiling-funcs'] },
-  { name: 'shipped-libcxx-extern', objects: 'shippedExtern', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', EH] },
-  { name: 'Oz-lto-no-inlining', objects: 'oz', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', EH] },
-  { name: 'Os-lto-no-inlining', objects: 'os', link: ['-Os', '-flto', '-sMALLOC=emmalloc', EH] },
-  { name: 'Os-inline-lto', objects: 'osInline', link: ['-Os', '-flto', '-sMALLOC=emmalloc', EH] },
-  { name: 'O2-lto', objects: 'o2lto', link: ['-O2', '-flto', '-sMALLOC=emmalloc', EH] },
-  { name: 'shipped-no-exceptions', objects: 'noEh', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', NO_EH] },
+  { name: 'shipped-Oz-inline-lto', objects: 'shipped', link: SHIPPED_LINK },
+  { name: 'shipped-names', objects: 'shipped', link: linkWith('--profiling-funcs'), untimed: true },
+  { name: 'shipped-libcxx-extern', objects: 'shippedExtern', link: SHIPPED_LINK },
+  { name: 'Oz-no-inlining', objects: 'noInline', link: SHIPPED_LINK },
+  // The optimisation level, at compile and at link.
+  { name: 'Os-inline', objects: 'os', link: linkLevel('-Os') },
+  { name: 'O2', objects: 'o2', link: linkLevel('-O2') },
+  { name: 'stream-files-O2', objects: 'hotO2', link: SHIPPED_LINK },
   // -Oz at link time also picks Emscripten's size-optimised libc, whose memcpy copies a byte at a time; -Os does not.
-  { name: 'shipped-linked-Os', objects: 'shipped', link: ['-Os', '-flto', '-sMALLOC=emmalloc', EH] },
+  { name: 'linked-Os', objects: 'shipped', link: linkLevel('-Os') },
   // memory.copy / memory.fill instructions for the core's own copies (needs Safari 15+, node 14+).
-  { name: 'shipped-bulk-memory', objects: 'bulk', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', EH, '-mbulk-memory'] },
-  { name: 'stream-files-O2', objects: 'hotO2', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', EH] },
+  { name: 'bulk-memory', objects: 'bulk', link: linkWith('-mbulk-memory') },
+  // -fno-rtti at the link too: it picks the embind library built without RTTI (libembind.a; libembind-rtti.a
+  // otherwise), whose built-in types (std::string, val, ...) then carry the same type ids as the bindings' calls.
+  { name: 'no-rtti', objects: 'noRtti', link: linkWith('-fno-rtti') },
+  { name: 'no-threadsafe-statics', objects: 'noGuards', link: SHIPPED_LINK },
+  // The link told -fno-exceptions too: DISABLE_EXCEPTION_THROWING=1 besides the default DISABLE_EXCEPTION_CATCHING=1.
+  { name: 'linked-no-exceptions', objects: 'shipped', link: linkWith('-fno-exceptions') },
+  // No setjmp/longjmp support (nothing in the module calls setjmp).
+  { name: 'no-longjmp', objects: 'shipped', link: linkWith('-sSUPPORT_LONGJMP=0') },
+  // wasm-ctor-eval runs the static constructors at build time and writes their results into the data.
+  { name: 'eval-ctors', objects: 'shipped', link: linkWith('-sEVAL_CTORS=1') },
+  // errno kept out of the JS glue (3.1.6: effective only with Closure, which Debian's Emscripten lacks).
+  { name: 'no-errno', objects: 'shipped', link: linkWith('-sSUPPORT_ERRNO=0') },
+  // The link's wasm-opt pipeline run until it stops shrinking the module (wasm-opt --converge).
+  { name: 'binaryen-converge', objects: 'shipped', link: linkWith('-sBINARYEN_EXTRA_PASSES=--converge') },
+  // Not here: -sBINARYEN_IGNORE_IMPLICIT_TRAPS=1 (the optimiser may treat loads, stores and divisions as pure) saves
+  // 371 bytes and breaks the module: its feed traps, "memory access out of bounds" (2026-12-07, docs/size.md).
+  // The shipped .wasm given to wasm-opt -Oz again after the link, until it stops shrinking.
+  { name: 'wasm-opt-Oz-after', objects: 'shipped', link: SHIPPED_LINK, post: WASM_OPT_AGAIN },
+  // The same, asked of the link's own wasm-opt run: -Oz appended to its passes, which run until nothing shrinks.
+  { name: 'binaryen-Oz-twice', objects: 'shipped', link: linkWith('-sBINARYEN_EXTRA_PASSES=-Oz,--converge') },
+  // Not one change: the two steps that save bytes, together, to see that they add up.
+  { name: 'no-rtti+wasm-opt-after', objects: 'noRtti', link: linkWith('-fno-rtti'), post: WASM_OPT_AGAIN },
+  // Reference: the flags before issue 23 §1 (native wasm exceptions), on today's sources.
+  { name: 'wasm-exceptions', objects: 'wasmEh', link: linkWith(WASM_EH) },
 ];
 
 // The wasm build's sources: the core as CMakeLists.txt lists it, the host's RegExp lent as its regex engine, and the
@@ -81,7 +130,7 @@ const sources = () => [...coreSources({ wasm: true }), path.join(ROOT, 'bindings
 
 const newest = (files) => Math.max(...files.map((f) => fs.statSync(f).mtimeMs));
 
-async function pool(jobs, width = 2) {
+async function pool(jobs, width = 1) {
   const queue = [...jobs];
   await Promise.all(
     Array.from({ length: width }, async () => {
@@ -94,7 +143,41 @@ async function pool(jobs, width = 2) {
 const objDir = (set) =>
   path.join(OUT, `obj-${set}-${crypto.createHash('sha256').update(OBJECTS[set].join(' ')).digest('hex').slice(0, 8)}`);
 
-async function build() {
+// The variants asked for (--only, with shipped and shipped-names), or all of them.
+function chosen() {
+  const only = process.argv
+    .find((a) => a.startsWith('--only='))
+    ?.slice(7)
+    .split(',');
+  if (!only) return VARIANTS;
+  const unknown = only.filter((n) => !VARIANTS.some((v) => v.name === n));
+  if (unknown.length) throw new Error(`no such variant: ${unknown.join(', ')}`);
+  return VARIANTS.filter((v, i) => i < 2 || only.includes(v.name));
+}
+
+// The link's inputs as CMake gives them (bindings/CMakeLists.txt): the bindings' object, then the core and the regex
+// host as static libraries, the core twice. Archives, not the objects themselves: the linker takes archive members in
+// the order it needs them, which orders the module's functions, so only this links the shipped .wasm byte for byte.
+async function linkInputs(set, objs) {
+  const dir = path.join(OUT, `lib-${set}`);
+  fs.mkdirSync(dir, { recursive: true });
+  const name = (o) => path.basename(o, '.o');
+  const bindings = objs.find((o) => name(o) === 'agui_bindings');
+  const regex = objs.filter((o) => name(o) === 'regexp_engine');
+  const core = objs.filter((o) => o !== bindings && !regex.includes(o));
+  const archive = async (file, members) => {
+    if (fs.existsSync(file) && fs.statSync(file).mtimeMs >= newest(members)) return file;
+    fs.rmSync(file, { force: true });
+    await run('emar', ['qc', file, ...members], { env });
+    await run('emranlib', [file], { env });
+    return file;
+  };
+  const coreLib = await archive(path.join(dir, 'libagui_core.a'), core);
+  const regexLib = await archive(path.join(dir, 'libagui_regex_host.a'), regex);
+  return [bindings, coreLib, regexLib, coreLib];
+}
+
+async function build(variants) {
   const nlohmann = path.join(OUT, 'nlohmann-only');
   fs.mkdirSync(nlohmann, { recursive: true });
   if (!fs.existsSync(path.join(nlohmann, 'nlohmann')))
@@ -104,7 +187,9 @@ async function build() {
   const stamp = newest([...srcs, ...headers]);
   const objects = {};
   const jobs = [];
+  const sets = new Set(variants.flatMap((v) => (v.objects === 'hotO2' ? ['o2', 'shipped'] : [v.objects])));
   for (const [set, flags] of Object.entries(OBJECTS)) {
+    if (!sets.has(set)) continue;
     const dir = objDir(set);
     fs.mkdirSync(dir, { recursive: true });
     objects[set] = srcs.map((src) => {
@@ -133,17 +218,39 @@ async function build() {
     });
   }
   if (jobs.length) console.log(`compiling ${jobs.length} objects...`);
-  await pool(jobs);
+  const width = Number(process.argv.find((a) => a.startsWith('--jobs='))?.slice(7) ?? 1);
+  await pool(jobs, width);
   const isStreamFile = (obj) => STREAM_FILES.includes(path.basename(obj, '.o'));
-  objects.hotO2 = [...objects.o2lto.filter(isStreamFile), ...objects.shipped.filter((o) => !isStreamFile(o))];
-  for (const v of VARIANTS) {
+  if (sets.has('o2'))
+    objects.hotO2 = [...objects.o2.filter(isStreamFile), ...objects.shipped.filter((o) => !isStreamFile(o))];
+  const linked = {};
+  for (const v of variants) {
     const dir = path.join(OUT, v.name);
     const mjs = path.join(dir, 'agui_core.mjs');
     fs.mkdirSync(dir, { recursive: true });
     const objs = objects[v.objects];
-    if (fs.existsSync(mjs) && fs.statSync(mjs).mtimeMs >= newest(objs)) continue;
+    linked[v.objects] ??= await linkInputs(v.objects, objs);
+    // The flags the folder was linked with, so a changed variant links again.
+    const flagsFile = path.join(dir, 'flags.txt');
+    const flags = JSON.stringify({
+      link: v.link,
+      post: v.post ?? null,
+      inputs: linked[v.objects].map((f) => path.relative(OUT, f)),
+    });
+    if (
+      fs.existsSync(mjs) &&
+      fs.statSync(mjs).mtimeMs >= newest(objs) &&
+      fs.existsSync(flagsFile) &&
+      fs.readFileSync(flagsFile, 'utf8') === flags
+    )
+      continue;
     console.log(`linking ${v.name}...`);
-    await run('em++', [...LINK, ...v.link, ...objs, '-o', mjs], { env, maxBuffer: 1 << 24 });
+    await run('em++', [...LINK, ...v.link, ...linked[v.objects], '-o', mjs], { env, maxBuffer: 1 << 24 });
+    if (v.post) {
+      const wasm = path.join(dir, 'agui_core.wasm');
+      await run('wasm-opt', [...v.post, wasm, '-o', wasm], { maxBuffer: 1 << 24 });
+    }
+    fs.writeFileSync(flagsFile, flags);
   }
 }
 
@@ -188,16 +295,24 @@ export function coreRound(core, registry, n) {
   return us;
 }
 
-async function compare(reps) {
+// Raw, gzip -9 and brotli 11 bytes of a file, as the bench counts the package.
+const sizes = (bytes) => ({
+  raw: bytes.length,
+  gzip: zlib.gzipSync(bytes, { level: 9 }).length,
+  brotli: zlib.brotliCompressSync(bytes, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+});
+
+async function compare(variants, reps) {
   const stream = makeStream(22000, 1);
   const loaded = [];
-  for (const v of VARIANTS) {
+  for (const v of variants.filter((x) => !x.untimed)) {
     const dir = path.join(OUT, v.name);
     const { default: create } = await import(path.join(dir, 'agui_core.mjs'));
     const bytes = fs.readFileSync(path.join(dir, 'agui_core.wasm'));
     const core = await create({ wasmBinary: bytes });
     const registry = noopRegistry(core);
-    loaded.push({ ...v, core, registry, bytes, stream: [], round: [] });
+    const glue = fs.readFileSync(path.join(dir, 'agui_core.mjs'));
+    loaded.push({ ...v, core, registry, bytes, glue, stream: [], round: [] });
   }
   // Warm up (tier-up), then interleave.
   for (const l of loaded) for (let i = 0; i < 3; i += 1) coreStream(l.core, stream);
@@ -210,11 +325,10 @@ async function compare(reps) {
       l.round.push(median(rounds));
     }
   }
-  const base = loaded[0];
   const rows = loaded.map((l) => ({
     name: l.name,
-    wasmBytes: l.bytes.length,
-    wasmGzip: zlib.gzipSync(l.bytes, { level: 9 }).length,
+    wasm: sizes(l.bytes),
+    glue: sizes(l.glue),
     stream22kMs: median(l.stream),
     streamEventsPerSec: (stream.counts.events / median(l.stream)) * 1000,
     roundUs: median(l.round),
@@ -223,12 +337,12 @@ async function compare(reps) {
     r.streamSpeedupVsShipped = rows[0].stream22kMs / r.stream22kMs;
     r.roundSpeedupVsShipped = rows[0].roundUs / r.roundUs;
   }
-  void base;
   return rows;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await build();
+  const variants = chosen();
+  await build(variants);
   const names = path.join(OUT, 'shipped-names/agui_core.wasm');
   const size = sizeTable({ file: names, withPackage: false });
   console.log(
@@ -240,11 +354,23 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     );
   if (process.argv.includes('--build-only')) process.exit(0);
   const reps = Number(process.argv.find((a) => a.startsWith('--reps='))?.slice(7) ?? 5);
-  const rows = await compare(reps);
+  const rows = await compare(variants, reps);
+  // Bytes exactly, and each variant's difference from shipped, since the steps are a few hundred bytes.
+  const n = (x) => x.toLocaleString('en-US');
+  const d = (x, base) => (x === base ? '' : ` (${x > base ? '+' : '−'}${n(Math.abs(x - base))})`);
+  const [s0] = rows;
+  console.log(
+    'sizes in bytes (.wasm, and the glue agui_core.mjs before the package minifies it), raw / gzip -9 / brotli 11:',
+  );
+  for (const r of rows) {
+    console.log(
+      `  ${r.name.padEnd(24)} wasm ${n(r.wasm.raw)}${d(r.wasm.raw, s0.wasm.raw)} / ${n(r.wasm.gzip)}${d(r.wasm.gzip, s0.wasm.gzip)} / ${n(r.wasm.brotli)}${d(r.wasm.brotli, s0.wasm.brotli)}  glue ${n(r.glue.raw)} / ${n(r.glue.gzip)}${d(r.glue.gzip, s0.glue.gzip)} / ${n(r.glue.brotli)}`,
+    );
+  }
   console.log('core alone (raw Driver, JSON.parse of every step with its changes), medians, interleaved:');
   for (const r of rows) {
     console.log(
-      `  ${r.name.padEnd(26)} wasm ${(r.wasmBytes / 1024).toFixed(0).padStart(4)} KB (${(r.wasmGzip / 1024).toFixed(0)} KB gz)  22k stream ${r.stream22kMs.toFixed(0).padStart(5)} ms = ${Math.round(r.streamEventsPerSec).toLocaleString('en-US').padStart(7)} ev/s (${r.streamSpeedupVsShipped.toFixed(2)}x)  round ${r.roundUs.toFixed(0).padStart(4)} µs (${r.roundSpeedupVsShipped.toFixed(2)}x)`,
+      `  ${r.name.padEnd(24)} 22k stream ${r.stream22kMs.toFixed(0).padStart(5)} ms = ${Math.round(r.streamEventsPerSec).toLocaleString('en-US').padStart(7)} ev/s (${r.streamSpeedupVsShipped.toFixed(2)}x)  round ${r.roundUs.toFixed(1).padStart(5)} µs (${r.roundSpeedupVsShipped.toFixed(2)}x)`,
     );
   }
   fs.writeFileSync(
