@@ -1,7 +1,8 @@
 // Build-flag experiment behind the bench's fix proposals and issue 23's size steps (not part of run.mjs; builds take
 // minutes): compiles the core + bindings with em++ into tests/out/variants/<name>/ with the flags CMakeLists.txt ships
-// (-Oz -finline-functions -flto, the core's own libc++ templates, no exceptions, linked -Oz -flto with emmalloc) and
-// variants that each change one thing (compile flags, link flags, or a wasm-opt run after the link), plus a
+// (-Oz -finline-functions -flto, the core's own libc++ templates, no exceptions, no RTTI, linked -Oz -flto with
+// emmalloc, then wasm-opt -Oz once more) and variants that each change one thing (compile flags, link flags, or the
+// wasm-opt run after the link), plus a
 // --profiling-funcs copy for size attribution and named profiles; prints each module's size (.wasm and Emscripten's
 // glue: raw, gzip -9, brotli 11) and times the core alone (raw Driver: feed + JSON.parse of each step and the changes
 // it carries, as runtime.js does) on the 22k-event stream and on a tool round, interleaved, as ratios to shipped.
@@ -46,20 +47,23 @@ const LINK = [
 // NO_EXC: since issue 23 §1 the core and the bindings are built without exceptions (PUBLIC on agui_core): every
 // failure is a value and nlohmann_json aborts where it would throw. The module's link has no exception flag, so
 // Emscripten links libc++ and libc++abi without exceptions (DISABLE_EXCEPTION_CATCHING defaults to 1).
-// WASM_EH: native wasm exceptions, as the module shipped before §1 (the 'wasmEh' reference variant: today's sources,
-// which throw nothing, with the exception runtime and every landing pad back; not what was shipped before §1, whose
-// sources caught exceptions, but what the flag alone costs).
+// NO_RTTI: since issue 23 §3 the wasm build has no RTTI either (PUBLIC on agui_core in wasm). embind then names types
+// by the address of a static per type instead of typeid(), which it needs only to name a type that was never bound in
+// an error message (EMSCRIPTEN_HAS_UNBOUND_TYPE_NAMES=0, on the bindings) and to find the dynamic type of a
+// polymorphic bound class (we bind none: Registry and Driver have no virtual functions). The link takes -fno-rtti too:
+// it picks the embind library built without RTTI (libembind.a; libembind-rtti.a otherwise), whose built-in types
+// (std::string, val, ...) then carry the same type ids as the bindings' calls; without it every call is unbound.
+// WASM_EH: native wasm exceptions, as the module shipped before §1 (the reference variant: today's sources, which
+// throw nothing, with the exception runtime and every landing pad back; not what was shipped before §1, whose sources
+// caught exceptions, but what the flags alone cost).
 const OWN = '-D_LIBCPP_DISABLE_EXTERN_TEMPLATE';
 const INLINE = '-finline-functions';
 const NO_EXC = ['-fno-exceptions', '-DJSON_NOEXCEPTION'];
-const WASM_EH = '-fwasm-exceptions';
-// embind without RTTI: wire.h then names types by the address of a static per type instead of typeid(), which it
-// needs only to name a type that was never bound in an error message (EMSCRIPTEN_HAS_UNBOUND_TYPE_NAMES=0) and to
-// find the dynamic type of a polymorphic bound class (we bind none: Registry and Driver have no virtual functions).
 const NO_RTTI = ['-fno-rtti', '-DEMSCRIPTEN_HAS_UNBOUND_TYPE_NAMES=0'];
+const WASM_EH = '-fwasm-exceptions';
 // The shipped compile flags, and each object set as the shipped flags with one change.
-const SHIPPED = ['-Oz', INLINE, '-flto', OWN, ...NO_EXC];
-const without = (flag) => SHIPPED.filter((f) => f !== flag);
+const SHIPPED = ['-Oz', INLINE, '-flto', OWN, ...NO_EXC, ...NO_RTTI];
+const without = (...flags) => SHIPPED.filter((f) => !flags.includes(f));
 const level = (o) => SHIPPED.map((f) => (f === '-Oz' ? o : f));
 const OBJECTS = {
   shipped: SHIPPED,
@@ -68,60 +72,74 @@ const OBJECTS = {
   os: level('-Os'), // -Os with inlining
   o2: level('-O2'), // -O2 inlines by itself; -finline-functions changes nothing there
   bulk: [...SHIPPED, '-mbulk-memory'],
-  noRtti: [...SHIPPED, ...NO_RTTI],
-  // Function-local statics initialised without __cxa_guard_acquire/release: the module has no threads. (em++ 3.1.6
-  // already passes -fno-threadsafe-statics to clang: the variant links to the shipped bytes.)
-  noGuards: [...SHIPPED, '-fno-threadsafe-statics'],
-  wasmEh: [...SHIPPED.filter((f) => !NO_EXC.includes(f)), WASM_EH],
+  rtti: without(...NO_RTTI),
+  // The compile flags before §1: exceptions and RTTI.
+  beforeS1: ['-Oz', INLINE, '-flto', OWN, WASM_EH],
 };
 // The files a stream event passes through: the hotO2 variant takes their -O2 objects and the rest as shipped.
 const STREAM_FILES = ['sse_parser', 'utf8', 'json_text', 'event_reducer', 'thread'];
 // The shipped link flags (bindings/CMakeLists.txt; CMake puts MinSizeRel's -Os first and the target's -Oz wins).
-const SHIPPED_LINK = ['-Oz', '-flto', '-sMALLOC=emmalloc'];
+const SHIPPED_LINK = ['-Oz', '-flto', '-sMALLOC=emmalloc', '-fno-rtti'];
 const linkWith = (...flags) => [...SHIPPED_LINK, ...flags];
 const linkLevel = (o) => SHIPPED_LINK.map((f) => (f === '-Oz' ? o : f));
-// post: a wasm-opt run on the linked .wasm (binaryen 108, the one Emscripten 3.1.6 runs). The link strips the
-// target_features section, so the run is told the features: those of Emscripten 3.1.6's default target (MVP and
-// mutable globals; the shipped module has no sign-extension, bulk-memory or saturating-truncation instruction), so it
-// introduces none a browser the module runs in today would lack.
+// post: the wasm-opt run on the linked .wasm that the module's POST_BUILD step does (bindings/CMakeLists.txt):
+// binaryen 108, the one Emscripten 3.1.6 runs, -Oz until it stops shrinking. The link strips the target_features
+// section, so the run is told the features of Emscripten 3.1.6's default target (MVP and mutable globals; the module
+// has no sign-extension, bulk-memory or saturating-truncation instruction), and introduces none a browser the module
+// runs in today would lack.
 const WASM_OPT_AGAIN = ['--mvp-features', '--enable-mutable-globals', '-Oz', '--converge'];
+const shipped = (v) => ({ link: SHIPPED_LINK, post: WASM_OPT_AGAIN, ...v });
 const VARIANTS = [
-  { name: 'shipped-Oz-inline-lto', objects: 'shipped', link: SHIPPED_LINK },
-  { name: 'shipped-names', objects: 'shipped', link: linkWith('--profiling-funcs'), untimed: true },
-  { name: 'shipped-libcxx-extern', objects: 'shippedExtern', link: SHIPPED_LINK },
-  { name: 'Oz-no-inlining', objects: 'noInline', link: SHIPPED_LINK },
+  shipped({ name: 'shipped', objects: 'shipped' }),
+  // Names for size attribution (-g: wasm-opt keeps the name section only when told to).
+  shipped({
+    name: 'shipped-names',
+    objects: 'shipped',
+    link: linkWith('--profiling-funcs'),
+    post: [...WASM_OPT_AGAIN, '-g'],
+    untimed: true,
+  }),
+  shipped({ name: 'libcxx-extern', objects: 'shippedExtern' }),
+  shipped({ name: 'Oz-no-inlining', objects: 'noInline' }),
   // The optimisation level, at compile and at link.
-  { name: 'Os-inline', objects: 'os', link: linkLevel('-Os') },
-  { name: 'O2', objects: 'o2', link: linkLevel('-O2') },
-  { name: 'stream-files-O2', objects: 'hotO2', link: SHIPPED_LINK },
+  shipped({ name: 'Os-inline', objects: 'os', link: linkLevel('-Os') }),
+  shipped({ name: 'O2', objects: 'o2', link: linkLevel('-O2') }),
+  shipped({ name: 'stream-files-O2', objects: 'hotO2' }),
   // -Oz at link time also picks Emscripten's size-optimised libc, whose memcpy copies a byte at a time; -Os does not.
-  { name: 'linked-Os', objects: 'shipped', link: linkLevel('-Os') },
+  shipped({ name: 'linked-Os', objects: 'shipped', link: linkLevel('-Os') }),
   // memory.copy / memory.fill instructions for the core's own copies (needs Safari 15+, node 14+).
-  { name: 'bulk-memory', objects: 'bulk', link: linkWith('-mbulk-memory') },
-  // -fno-rtti at the link too: it picks the embind library built without RTTI (libembind.a; libembind-rtti.a
-  // otherwise), whose built-in types (std::string, val, ...) then carry the same type ids as the bindings' calls.
-  { name: 'no-rtti', objects: 'noRtti', link: linkWith('-fno-rtti') },
-  { name: 'no-threadsafe-statics', objects: 'noGuards', link: SHIPPED_LINK },
+  shipped({
+    name: 'bulk-memory',
+    objects: 'bulk',
+    link: linkWith('-mbulk-memory'),
+    post: [...WASM_OPT_AGAIN, '--enable-bulk-memory'],
+  }),
+  // RTTI back, at compile and at link (as shipped before issue 23 §3).
+  shipped({ name: 'rtti', objects: 'rtti', link: SHIPPED_LINK.filter((f) => f !== '-fno-rtti') }),
+  // No wasm-opt run after the link (as shipped before issue 23 §3).
+  shipped({ name: 'no-wasm-opt-after', objects: 'shipped', post: null }),
+  // Instead of it, the link's own wasm-opt run until it stops shrinking (-sBINARYEN_EXTRA_PASSES=-Oz,--converge
+  // gives the same bytes).
+  shipped({
+    name: 'binaryen-converge',
+    objects: 'shipped',
+    link: linkWith('-sBINARYEN_EXTRA_PASSES=--converge'),
+    post: null,
+  }),
   // The link told -fno-exceptions too: DISABLE_EXCEPTION_THROWING=1 besides the default DISABLE_EXCEPTION_CATCHING=1.
-  { name: 'linked-no-exceptions', objects: 'shipped', link: linkWith('-fno-exceptions') },
+  shipped({ name: 'linked-no-exceptions', objects: 'shipped', link: linkWith('-fno-exceptions') }),
   // No setjmp/longjmp support (nothing in the module calls setjmp).
-  { name: 'no-longjmp', objects: 'shipped', link: linkWith('-sSUPPORT_LONGJMP=0') },
+  shipped({ name: 'no-longjmp', objects: 'shipped', link: linkWith('-sSUPPORT_LONGJMP=0') }),
   // wasm-ctor-eval runs the static constructors at build time and writes their results into the data.
-  { name: 'eval-ctors', objects: 'shipped', link: linkWith('-sEVAL_CTORS=1') },
+  shipped({ name: 'eval-ctors', objects: 'shipped', link: linkWith('-sEVAL_CTORS=1') }),
   // errno kept out of the JS glue (3.1.6: effective only with Closure, which Debian's Emscripten lacks).
-  { name: 'no-errno', objects: 'shipped', link: linkWith('-sSUPPORT_ERRNO=0') },
-  // The link's wasm-opt pipeline run until it stops shrinking the module (wasm-opt --converge).
-  { name: 'binaryen-converge', objects: 'shipped', link: linkWith('-sBINARYEN_EXTRA_PASSES=--converge') },
-  // Not here: -sBINARYEN_IGNORE_IMPLICIT_TRAPS=1 (the optimiser may treat loads, stores and divisions as pure) saves
-  // 371 bytes and breaks the module: its feed traps, "memory access out of bounds" (2026-12-07, docs/size.md).
-  // The shipped .wasm given to wasm-opt -Oz again after the link, until it stops shrinking.
-  { name: 'wasm-opt-Oz-after', objects: 'shipped', link: SHIPPED_LINK, post: WASM_OPT_AGAIN },
-  // The same, asked of the link's own wasm-opt run: -Oz appended to its passes, which run until nothing shrinks.
-  { name: 'binaryen-Oz-twice', objects: 'shipped', link: linkWith('-sBINARYEN_EXTRA_PASSES=-Oz,--converge') },
-  // Not one change: the two steps that save bytes, together, to see that they add up.
-  { name: 'no-rtti+wasm-opt-after', objects: 'noRtti', link: linkWith('-fno-rtti'), post: WASM_OPT_AGAIN },
-  // Reference: the flags before issue 23 §1 (native wasm exceptions), on today's sources.
-  { name: 'wasm-exceptions', objects: 'wasmEh', link: linkWith(WASM_EH) },
+  shipped({ name: 'no-errno', objects: 'shipped', link: linkWith('-sSUPPORT_ERRNO=0') }),
+  // Not here (2026-12-07, docs/size.md): -fno-threadsafe-statics, which em++ 3.1.6 passes to clang already (the same
+  // bytes); -sBINARYEN_IGNORE_IMPLICIT_TRAPS=1 (the optimiser may treat loads, stores and divisions as pure), 371 bytes
+  // less and a module whose feed traps, "memory access out of bounds".
+  // Reference: the flags before issue 23 §1 (native wasm exceptions, RTTI, no wasm-opt after the link), on today's
+  // sources.
+  { name: 'before-s1-wasm-exceptions', objects: 'beforeS1', link: ['-Oz', '-flto', '-sMALLOC=emmalloc', WASM_EH] },
 ];
 
 // The wasm build's sources: the core as CMakeLists.txt lists it, the host's RegExp lent as its regex engine, and the
@@ -159,7 +177,11 @@ function chosen() {
 // host as static libraries, the core twice. Archives, not the objects themselves: the linker takes archive members in
 // the order it needs them, which orders the module's functions, so only this links the shipped .wasm byte for byte.
 async function linkInputs(set, objs) {
-  const dir = path.join(OUT, `lib-${set}`);
+  // Named by the objects they hold (whose folders are named by their flags): an archive is never reused for others.
+  const dir = path.join(
+    OUT,
+    `lib-${set}-${crypto.createHash('sha256').update(objs.join(' ')).digest('hex').slice(0, 8)}`,
+  );
   fs.mkdirSync(dir, { recursive: true });
   const name = (o) => path.basename(o, '.o');
   const bindings = objs.find((o) => name(o) === 'agui_bindings');
