@@ -253,9 +253,23 @@ TEST(NumberText, FormatsAsLibcDoes) {
   EXPECT_FORMATS_AS_LIBC(0, "%x", 0xabcu);
 }
 
+// %p is the libc's to choose (C17 7.21.6.1): ours writes "0x" and the address
+// in hex, as glibc does for a non-null one; musl pads it to the pointer's width.
+TEST(NumberText, AddressesAreWrittenInHex) {
+  int here = 0;
+  void* p = &here;
+  const auto hex = format_with(
+      false, 64, "0x%llx", static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(p)));
+  const std::string want = hex.text.c_str();
+  EXPECT_EQ(std::string(format_with(true, 64, "%p", p).text.c_str()), want);
+  EXPECT_EQ(std::string(format_with(true, 64, "%-20p|", p).text.c_str()),
+            want + std::string(20 - want.size(), ' ') + "|");
+  EXPECT_EQ(std::string(format_with(true, 64, "%p", nullptr).text.c_str()), "0x0");
+}
+
 TEST(NumberText, AFormatItDoesNotKnowIsWrittenAsItStands) {
-  const Formatted f = format_with(true, 64, "a %f b %5.2g c %p %", 1.5, 2.5, nullptr);
-  EXPECT_EQ(std::string(f.text.c_str()), "a %f b %5.2g c %p %");
+  const Formatted f = format_with(true, 64, "a %f b %5.2g c %n %", 1.5, 2.5, nullptr);
+  EXPECT_EQ(std::string(f.text.c_str()), "a %f b %5.2g c %n %");
   EXPECT_EQ(f.length, 19);
 }
 

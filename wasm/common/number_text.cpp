@@ -295,6 +295,21 @@ void put_text(Sink& out, const char* text, std::size_t n, const Spec& s) {
   if (s.left) out.pad(' ', padding);
 }
 
+// %p: "0x" and the address in lowercase hex, as glibc and musl write it
+// (a null pointer too: "0x0", where glibc writes "(nil)").
+void put_pointer(Sink& out, const Spec& s, const void* pointer) {
+  char text[2 + 2 * sizeof(std::uintptr_t)];
+  auto value = reinterpret_cast<std::uintptr_t>(pointer);
+  std::size_t n = sizeof text;
+  do {
+    text[--n] = "0123456789abcdef"[value % 16];
+    value /= 16;
+  } while (value != 0);
+  text[--n] = 'x';
+  text[--n] = '0';
+  put_text(out, text + n, sizeof text - n, s);
+}
+
 }  // namespace
 
 int format_text(char* out_bytes, std::size_t size, const char* format, std::va_list args_in) {
@@ -316,6 +331,8 @@ int format_text(char* out_bytes, std::size_t size, const char* format, std::va_l
     } else if (*f == 'c') {
       const char c = static_cast<char>(va_arg(args, int));
       put_text(out, &c, 1, spec);
+    } else if (*f == 'p') {
+      put_pointer(out, spec, va_arg(args, const void*));
     } else if (*f == 's') {
       const char* s = va_arg(args, const char*);
       std::size_t n = 0;

@@ -35,12 +35,12 @@ using ExactDecimal = double (*)(const char* text, std::size_t length);
 // 22); `exact` decides the rest.
 double read_double(const char* text, char** end, ExactDecimal exact);
 
-// vsnprintf for integers, characters and strings: the conversions d i u o x X
-// c s and %, with the flags - 0 + and space, a width and a precision (either
-// may be *), and the length modifiers hh h l ll j z t. Any other conversion
-// (a float, %n, %p) is written as it stands and takes no argument. Returns the
-// length of the whole text, of which at most size - 1 bytes are written, then
-// a NUL.
+// vsnprintf for integers, characters, strings and addresses: the conversions
+// d i u o x X c s p and %, with the flags - 0 + and space, a width and a
+// precision (either may be *), and the length modifiers hh h l ll j z t. Any
+// other conversion (a float, %n) is written as it stands and takes no
+// argument. Returns the length of the whole text, of which at most size - 1
+// bytes are written, then a NUL.
 int format_text(char* out, std::size_t size, const char* format, std::va_list args);
 
 }  // namespace agui
