@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { createRuntime } from 'agui-client-tools'; // the package as it ships (dist/, minified)
+import '../../js-shim/src/node.js'; // the node loader for src/core.js, whose loadCore the raw rows use
 import { loadCore } from '../../js-shim/src/core.js';
 import { scriptedRun, streamResponse } from './common.mjs';
 
