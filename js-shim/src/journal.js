@@ -93,11 +93,11 @@ export class Journal {
   }
 
   /**
-   * Writes the thread as it is now; resolves once that is durable, or once it failed (reported
-   * through onFailure; the runtime goes on in memory). Never rejects.
+   * Writes the thread as it is now. Resolves `true` once that is durable, `false` once the write
+   * failed (reported through onFailure) or when nothing more is written (stop()). Never rejects.
    */
   async flush() {
-    if (this.stopped) return;
+    if (this.stopped) return false;
     const wanted = ++this.#asked;
     // Until a write that began after this call has landed (the one in flight may hold less).
     while (this.#landed < wanted) {
@@ -105,11 +105,17 @@ export class Journal {
         await this.#writing;
         continue;
       }
-      if (this.stopped && !this.#last) return; // stop(): nothing more is written
+      if (this.stopped && !this.#last) return false; // stop(): nothing more is written
       this.#writing = this.#write().finally(() => {
         this.#writing = null;
       });
     }
+    return !this.#failing;
+  }
+
+  /** Whether the store holds the thread as it was at the last write (no write failed since). */
+  get durable() {
+    return !this.#failing;
   }
 
   // The change since the last write, or the export: when one is due, or when most messages
