@@ -80,7 +80,11 @@ export interface ToolDefinition<Args = any> {
   category?: string;
   /** Per-call timeout (default: RuntimeOptions.defaultTimeoutMs, 30 s). */
   timeoutMs?: number;
-  /** The result a rejected approval answers with, instead of an error result. */
+  /**
+   * The result a rejected approval answers with, instead of an error result. An object gets a
+   * non-empty reject reason (approvals.reject(id, reason)) as its `reason` key, replacing the one it
+   * has: its own `reason` is the answer when the user gives none.
+   */
   rejectedResult?: Json;
 }
 
@@ -327,7 +331,11 @@ export interface RuntimeOptions {
   url: string | URL;
   headers?: Record<string, string>;
   fetch?: typeof fetch;
-  /** Default: a random UUID. */
+  /**
+   * Default: a random UUID. A non-empty string of well-formed text (a lone surrogate is refused:
+   * stored as given, it would come back under its U+FFFD form and not be found); every method that
+   * takes a thread id checks it so (invalid_argument naming the method and argument).
+   */
   threadId?: string;
   /** MAX_FRONTEND_TOOL_ROUNDS: follow-up runs per turn (default 5). */
   maxRounds?: number;
@@ -356,19 +364,24 @@ export interface RuntimeOptions {
   limits?: Limits;
   /** Tools to register at once. */
   tools?: ToolDefinition[];
-  /** A thread to restore (from thread.export()). */
+  /**
+   * A thread to restore (from thread.export()). With `persist`, the store is the truth for a stored
+   * thread: an export that differs from what the store holds for its threadId is refused
+   * (invalid_argument; open the stored one with `threadId` and no `thread`), the same one opened.
+   */
   thread?: ExportedThread;
   /**
    * A store to keep the thread in (memoryStore(), indexedDbStore(), or your own: docs/persistence.md).
    * With `threadId`, createRuntime() first loads what the store holds for it. The thread is written
    * at each point that matters (a message sent, a run's end, an approval, a result) and at most once
    * a second while a run streams; before a handler starts, the thread that says it runs is durable,
-   * so a reload never runs a call twice. A store that fails: a `storage_failed` change, and the
-   * runtime goes on in memory. A store shared by tabs (indexedDbStore()) puts one tab in charge
+   * so a reload never runs a call twice. A store that fails, or holds a record that cannot be read
+   * or imported (or a load() not settled within saveTimeoutMs): a `storage_failed` change naming the
+   * store, thread and record, and the runtime goes on in memory, never writing over that record. A store shared by tabs (indexedDbStore()) puts one tab in charge
    * of each thread and makes the others follow it (`role`, docs/persistence.md#tabs).
    */
   persist?: ThreadStore;
-  /** A save() of `persist` not settled within this time counts as failed (default 10000; 0 = never). */
+  /** A save() or load() of `persist` not settled within this time counts as failed (default 10000; 0 = never). */
   saveTimeoutMs?: number;
   /** The .wasm bytes or URL, for bundlers that do not ship it by themselves. */
   wasm?: ArrayBuffer | Uint8Array | string | URL;
@@ -426,7 +439,8 @@ export interface Runtime {
     export(): ExportedThread;
     /**
      * With `persist`: disposes the runtime and deletes its thread from the store, after the write in
-     * flight (so no late write brings it back). For a threads sidebar, with `store.list()`.
+     * flight (so no late write brings it back). For a threads sidebar, with `store.list()`. Every
+     * refusal is a rejection (invalid_state after dispose()).
      */
     delete(): Promise<void>;
   };
@@ -441,7 +455,11 @@ export interface Runtime {
    */
   abort(reason?: string): void | Promise<void>;
   subscribe(listener: (change: Change) => void): () => void;
-  /** Another thread sharing these tools and toggles. */
+  /**
+   * Another thread sharing these tools and toggles. With a persist store it takes no `threadId` and
+   * no `thread` (being synchronous, it cannot load what the store holds): openStoredThread(),
+   * createRuntime({ persist, thread }).
+   */
   openThread(options?: { threadId?: string; thread?: ExportedThread } & Partial<RuntimeOptions>): Runtime;
   /**
    * A thread kept in this runtime's persist store, by id, sharing these tools and toggles: loaded
@@ -564,13 +582,15 @@ export interface ThreadStore {
    * the runtimes on one thread then agree on one tab in charge of it. Absent: this page only.
    */
   readonly scope?: string;
+  /** How messages name the store ('memoryStore()', 'indexedDbStore("name")'); absent: 'options.persist'. */
+  readonly label?: string;
   /** The saved snapshot (thread.export()), or null when none is saved. Rejects on a newer or corrupted record. */
   load(threadId: string): Promise<ExportedThread | null>;
   /** Resolves once the write is durable; never overwrites a record written by a newer version. */
   save(threadId: string, snapshot: ExportedThread): Promise<void>;
   /** Every saved thread, newest first. */
   list(): Promise<StoredThreadEntry[]>;
-  /** Removes the thread and its changes (no error when it is absent). */
+  /** Removes the thread and its changes (no error when it is absent); never a record written by a newer version. */
   delete(threadId: string): Promise<void>;
   /**
    * Optional: keeps a change after the last save(), durable when it resolves; load() then folds

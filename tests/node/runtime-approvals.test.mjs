@@ -22,6 +22,8 @@ import {
   assertAguiError,
   lastText,
   sleep,
+  scriptedFetch,
+  callEvents,
 } from './helpers.mjs';
 
 // The catalogue plus three scenarios of this file's own, built on the catalogue's.
@@ -367,3 +369,37 @@ test('approvalTimeoutMs over 2^31-1 ms does not reject the approval at once', T,
   await sleep(100);
   assert.equal(rt.approvals.pending().length, 1, 'still pending after 100 ms');
 });
+
+test(
+  'an object rejectedResult gets a non-empty reject reason as its reason key; its own reason answers otherwise',
+  T,
+  async (t) => {
+    const answers = [];
+    for (const reason of ['too risky', '']) {
+      const { fetch } = scriptedFetch((input, n) =>
+        n === 0
+          ? callEvents('c1', 'wipe')
+          : [{ type: 'TEXT_MESSAGE_CHUNK', messageId: 'm', role: 'assistant', delta: 'ok' }],
+      );
+      const wipe = {
+        name: 'wipe',
+        description: 'w',
+        parameters: { type: 'object' },
+        requiresApproval: true,
+        rejectedResult: { decision: 'rejected', reason: 'the user said no' },
+        handler: () => 'wiped',
+      };
+      const rt = await open(t, { url: 'http://agent.test/run', fetch, tools: [wipe] });
+      const requested = nextChange(rt, 'approval_requested');
+      const turn = rt.send('wipe it');
+      await requested;
+      rt.approvals.reject('c1', reason);
+      assert.equal((await turn).reason, 'done');
+      answers.push(JSON.parse(toolMessages(rt.messages)[0].content));
+    }
+    assert.deepEqual(answers, [
+      { decision: 'rejected', reason: 'too risky' },
+      { decision: 'rejected', reason: 'the user said no' },
+    ]);
+  },
+);
