@@ -69,6 +69,8 @@ export class Runtime {
   #joined = null; // follower: resolves createRuntime() once the tab in charge sent the thread
   #aloneBecause; // why tabs cannot be coordinated, though the store is shared (said once)
   #disposed = false;
+  #unloading = false; // the page is going away (pagehide): this runtime stops as a crash would
+  #unwatchUnload = null;
   #unregisterFinalizer;
   #release;
 
@@ -171,17 +173,46 @@ export class Runtime {
     };
     if (tabs?.leadership) this.#joinTabs(tabs);
     this.#aloneBecause = tabs?.reason;
-    if (options.persist && this.#role !== 'follower') this.#keepIn(options.persist, loadFailure);
+    if (options.persist && this.#role !== 'follower') this.#keepIn(options.persist, loadFailure, Boolean(exported));
+    if (options.persist) this.#watchUnload();
     if (exported) this.#resumeImported();
   }
 
-  #keepIn(store, loadFailure) {
+  // A page being unloaded stops as a crash would: what its handlers and its request give from now on
+  // (a fetch the unload cancels: "Failed to fetch") is no result, no more request goes out and
+  // nothing more is written. The store keeps the thread as it was; the reloaded page (or the next
+  // tab) carries it on from there. Only with a store: without one the thread goes with the page.
+  #watchUnload() {
+    const win = globalThis.window;
+    if (typeof win?.addEventListener !== 'function') return;
+    const stop = () => {
+      this.#unloading = true;
+      this.#journal?.stop();
+      this.#halt('the page is being unloaded');
+      for (const cancel of this.#timers.values()) cancel();
+      this.#timers.clear();
+    };
+    win.addEventListener('pagehide', stop);
+    this.#unwatchUnload = () => win.removeEventListener('pagehide', stop);
+  }
+
+  // Stops this tab's work on the thread without closing anything in it: the request is cancelled,
+  // handlers are told to stop (and what they answer is dropped).
+  #halt(why) {
+    this.#run?.controller.abort();
+    this.#run = null;
+    this.#cancelInflight(why);
+  }
+
+  // `holds`: the store had the thread when this runtime opened it.
+  #keepIn(store, loadFailure, holds) {
     this.#journal = new Journal({
       store,
       threadId: this.threadId,
       read: (whole) => this.#driver.exportJournal(whole),
       onFailure: (message) => this.#storageFailed(message),
       timeoutMs: this.#options.saveTimeoutMs,
+      holds,
     });
     if (!keptThreads.has(store)) keptThreads.set(store, new Set());
     const kept = keptThreads.get(store);
@@ -306,9 +337,7 @@ export class Runtime {
     if (this.#disposed) return;
     const why = stringArgument('abort(): reason', reason);
     if (this.#role === 'follower') return this.#command('abort', [why]);
-    this.#run?.controller.abort();
-    this.#run = null;
-    this.#cancelInflight(why || 'aborted');
+    this.#halt(why || 'aborted');
     this.#carryOut(unwrap(this.#driver.abort(why)));
   }
 
@@ -371,7 +400,12 @@ export class Runtime {
 
   dispose() {
     if (this.#disposed) return;
-    if (this.#role !== 'follower') this.abort('the runtime was disposed');
+    // With a store, disposing leaves the thread as it is (a reload, openStoredThread() or the next
+    // tab carries it on: approvals still pending, a started call closed as one that may have
+    // completed); without one, the turn is aborted.
+    if (this.#journal) this.#halt('the runtime was disposed');
+    else if (this.#role !== 'follower') this.abort('the runtime was disposed');
+    this.#unwatchUnload?.();
     // The lock goes once the last write has landed: the tab taking charge then loads all of it.
     const written = this.#journal?.close();
     this.#leaveTabs(written);
@@ -528,7 +562,7 @@ export class Runtime {
     this.#partials.forget();
     this.#mirror = null;
     this.#role = 'leader';
-    this.#keepIn(store, failure);
+    this.#keepIn(store, failure, Boolean(thread));
     this.#tabs.post({ type: 'leader' });
     this.#announceRole();
     this.#emit({ kind: 'messages_replaced', messages: this.messages });
@@ -665,27 +699,40 @@ export class Runtime {
 
   // `streamed`: a step of a run's bytes, kept within the journal's interval; any other step that
   // changed something is kept at once.
+  // (Handlers and requests write the thread themselves, write-ahead.)
   #carryOut(step, streamed = false) {
-    if (this.#disposed) return;
+    if (this.#disposed || this.#unloading) return;
     if (step.changes) this.#deliver(step.changes);
     if (step.deadline !== undefined) this.#armDeadline(step.deadline);
     if (step.execute) this.#executeAll(step.execute);
     if (step.run) this.#post(step.run);
     if (step.done) this.#finish(step.done);
-    if (step.changes && !step.execute) this.#journal?.changed(!streamed);
+    if (step.changes && !step.execute && !step.run) this.#journal?.changed(!streamed);
+  }
+
+  // The journal, while it writes the thread (null: the thread lives in memory only).
+  get #writing() {
+    return this.#journal && !this.#journal.stopped ? this.#journal : null;
   }
 
   // Write-ahead: with a store, the handlers start once the thread that says they run is durable,
-  // and only those the core still holds as running (an abort may have closed them meanwhile).
+  // and only those the core still holds as running (an abort may have closed them meanwhile). When
+  // no write lands, a call runs only when its tool is idempotent; any other is answered "not run":
+  // the store holds it as not started, so a reload may still run it, once.
   #executeAll(calls) {
-    if (!this.#journal || this.#journal.stopped) {
+    const journal = this.#writing;
+    if (!journal) {
       for (const call of calls) this.#execute(call);
       return;
     }
-    this.#journal.flush().then(() => {
-      if (this.#disposed) return;
+    journal.writeAhead().then((durable) => {
+      if (this.#disposed || this.#unloading) return;
       const running = new Set(this.status.running);
-      for (const call of calls) if (running.has(call.toolCallId)) this.#execute(call);
+      for (const call of calls) {
+        if (!running.has(call.toolCallId)) continue;
+        if (durable || call.idempotent) this.#execute(call);
+        else this.#settle(call.toolCallId, { error: `not run: the thread could not be saved (${journal.failure})` });
+      }
     });
   }
 
@@ -697,10 +744,26 @@ export class Runtime {
     if (this.#wanted) queueMicrotask(() => this.#disposed || this.#handOverIfIdle());
   }
 
+  // Write-ahead: with a store, the request goes out once the thread it carries is durable; when no
+  // write lands, it is not sent and the run fails (the turn ends run_error, the thread kept).
   #post({ runId }) {
+    const body = heapText(this.#driver.runInput());
+    const run = { runId, controller: new AbortController() };
+    this.#run = run;
+    const journal = this.#writing;
+    if (!journal) return this.#send(run, body);
+    journal.writeAhead().then((durable) => {
+      if (this.#run !== run || this.#disposed || this.#unloading) return;
+      if (durable) return this.#send(run, body);
+      this.#run = null;
+      const why = `not sent: the thread could not be saved (${journal.failure})`;
+      this.#carryOut(JSON.parse(this.#driver.transportFailed(runId, why)));
+    });
+  }
+
+  #send(run, body) {
     // The body goes out as the core wrote it; it is parsed only if someone
     // looks (lastInput, a 'request' change), once.
-    const body = heapText(this.#driver.runInput());
     let input;
     const request = {
       kind: 'request',
@@ -709,9 +772,7 @@ export class Runtime {
       },
     };
     this.#lastInput = request;
-    const controller = new AbortController();
-    const run = { runId, controller };
-    this.#run = run;
+    const { controller } = run;
     this.#emit(request);
     postRun({
       url: String(this.#options.url),
@@ -748,15 +809,20 @@ export class Runtime {
       onSettled: (outcome) => {
         if (this.#inflight.get(call.toolCallId) !== job) return; // aborted or superseded
         this.#inflight.delete(call.toolCallId);
-        if (this.#disposed) return;
-        const text =
-          'error' in outcome
-            ? this.#driver.submitError(call.toolCallId, outcome.error)
-            : this.#driver.submitResult(call.toolCallId, outcome.content);
-        const step = JSON.parse(text);
-        if (!step.error) this.#carryOut(step); // a refused late answer is dropped by design
+        this.#settle(call.toolCallId, outcome);
       },
     });
+  }
+
+  // A call's outcome ({content} or {error}) to the core.
+  #settle(toolCallId, outcome) {
+    if (this.#disposed || this.#unloading) return;
+    const text =
+      'error' in outcome
+        ? this.#driver.submitError(toolCallId, outcome.error)
+        : this.#driver.submitResult(toolCallId, outcome.content);
+    const step = JSON.parse(text);
+    if (!step.error) this.#carryOut(step); // a refused late answer is dropped by design
   }
 
   #cancelInflight(reason) {
