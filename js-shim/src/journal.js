@@ -43,19 +43,32 @@ export function applyChange(snapshot, change) {
     throw new Error(`it is not a change record (format ${CHANGE_FORMAT}, version 1)`);
   const { from, count, edited, tail } = messages ?? {};
   const had = snapshot.messages.length;
-  const fits = Number.isInteger(from) && from <= had && Array.isArray(edited) && Array.isArray(tail);
+  const fits = Number.isInteger(from) && from >= 0 && from <= had && Array.isArray(edited) && Array.isArray(tail);
   if (!fits || count !== from + tail.length)
     throw new Error(
       `its messages do not fit the thread's ${had} (from ${describeSafely(from)}, count ${describeSafely(count)})`,
     );
-  const list = snapshot.messages.slice(0, from);
+  // (concat, not push(...tail): spreading a tail of some 100k messages overflows the stack.)
+  const list = snapshot.messages.slice(0, from).concat(tail);
   for (const [index, message] of edited) {
     if (!(Number.isInteger(index) && index >= 0 && index < from))
       throw new Error(`it edits message ${describeSafely(index)}, not one of the ${from} it keeps`);
     list[index] = message;
   }
-  list.push(...tail);
   return { ...snapshot, ...fields, messages: list };
+}
+
+/** What call() resolves to, or a rejection once `ms` passed without it settling (0: no limit). */
+async function settledWithin(ms, method, call) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    if (ms > 0) timer = setTimeout(reject, ms, new Error(`${method}() did not settle within ${ms} ms (saveTimeoutMs)`));
+  });
+  try {
+    return await Promise.race([call(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export class Journal {
@@ -185,20 +198,10 @@ export class Journal {
   }
 
   // store[method](threadId, value), rejected when it has not settled within the timeout.
-  async #settled(method, value) {
-    const ms = this.#timeoutMs;
-    let timer;
-    const late = new Promise((_, reject) => {
-      if (ms > 0)
-        timer = setTimeout(reject, ms, new Error(`${method}() did not settle within ${ms} ms (saveTimeoutMs)`));
-    });
+  #settled(method, value) {
     // (A write that timed out may still land: the store then holds the thread.)
-    const written = Promise.resolve(this.#store[method](this.#threadId, value)).then(() => (this.#holds = true));
-    try {
-      await Promise.race([written, late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const write = () => Promise.resolve(this.#store[method](this.#threadId, value)).then(() => (this.#holds = true));
+    return settledWithin(this.#timeoutMs, method, write);
   }
 
   #wrote(whole, bytes) {
@@ -239,14 +242,29 @@ export class Journal {
   }
 }
 
+/** How messages name a store: its `label` (memoryStore(), indexedDbStore("name")), else options.persist. */
+export const storeName = (store) => (typeof store?.label === 'string' ? store.label : 'options.persist');
+
 /**
  * The thread a store holds for `threadId` (its export), or null; a record that cannot be read
- * (corrupted, written by a newer version) is reported and left as it is: `{failure}`.
+ * (corrupted, written by a newer version, another thread's, or a load() that has not settled
+ * within `timeoutMs`) is reported and left as it is: `{failure}`.
  */
-export async function loadThread(store, threadId) {
+export async function loadThread(store, threadId, timeoutMs = SAVE_TIMEOUT_MS) {
+  const failed = (why) => ({ thread: null, failure: `loading thread '${threadId}' failed: ${why}` });
+  let thread;
   try {
-    return { thread: (await store.load(threadId)) ?? null };
+    thread = (await settledWithin(timeoutMs, 'load', () => store.load(threadId))) ?? null;
   } catch (e) {
-    return { thread: null, failure: `loading thread '${threadId}' failed: ${describeSafely(e)}` };
+    // (The built-in stores' messages name them already.)
+    const text = describeSafely(e);
+    return failed(text.startsWith(storeName(store)) ? text : `${storeName(store)}: ${text}`);
   }
+  // (The core's import checks the rest: a threadId of the wrong type is its to name.)
+  if (typeof thread?.threadId === 'string' && thread.threadId !== threadId)
+    return failed(
+      `${storeName(store)} holds for it a record of thread ${JSON.stringify(thread.threadId)}: ` +
+        'corrupted, so it is not adopted; it is left as it is, and this runtime works in memory',
+    );
+  return { thread };
 }

@@ -2,11 +2,11 @@
 // send, which calls to run, when the turn ends); this file only carries its
 // steps out: it posts runs, streams their bytes in, runs handlers, keeps
 // timers, and tells subscribers what changed.
-import { AguiError, describeSafely, jsonArgument, stringArgument, unwrap } from './errors.js';
+import { AguiError, describeSafely, jsonArgument, kindOf, stringArgument, threadIdArgument, unwrap } from './errors.js';
 import { feedBytes, heapText, loadCore, openDriver } from './core.js';
 import { releaser, releaseWhenCollected, weakRef } from './heap.js';
 import { driverConfig, randomId } from './options.js';
-import { Journal, loadThread } from './journal.js';
+import { Journal, loadThread, storeName } from './journal.js';
 import { Leadership, uncoordinated } from './leadership.js';
 import { PartialArgs } from './partial-args.js';
 import { ToolSet } from './tool-set.js';
@@ -99,8 +99,13 @@ export class Runtime {
       }
     }
     const config = driverConfig(options, exported);
-    const threadId = exported?.threadId ?? options.threadId ?? randomId();
-    const driver = openDriver(core, tools.registry, stringArgument('createRuntime(): options.threadId', threadId));
+    // (An export's threadId is checked by the core's import.)
+    const threadId = exported?.threadId ?? newThreadId('createRuntime()', options.threadId);
+    const driver = openDriver(
+      core,
+      tools.registry,
+      stringArgument('createRuntime(): options.thread.threadId', threadId),
+    );
     try {
       unwrap(driver.open(config, Date.now()));
     } catch (e) {
@@ -169,7 +174,8 @@ export class Runtime {
           );
         return unwrap(this.#driver.exportThread());
       },
-      delete: () => this.#act('delete', [], () => this.#deleteThread()),
+      // (async: after dispose(), a rejection as from any promise of this method, not a throw)
+      delete: async () => this.#act('delete', [], () => this.#deleteThread()),
     };
     if (tabs?.leadership) this.#joinTabs(tabs);
     this.#aloneBecause = tabs?.reason;
@@ -347,7 +353,7 @@ export class Runtime {
     if (!options || typeof options !== 'object')
       throw new AguiError('invalid_argument', 'openThread() takes an options object');
     const { thread, ...rest } = options;
-    const persist = 'persist' in rest ? rest.persist : this.#options.persist;
+    const persist = 'persist' in rest ? checkStore('openThread()', rest.persist) : this.#options.persist;
     if (persist !== undefined && rest.threadId !== undefined && thread === undefined) {
       // It cannot load (it is synchronous), and a new thread under a stored id would be written over it.
       throw new AguiError(
@@ -355,14 +361,15 @@ export class Runtime {
         'openThread(): a threadId with persist: open a stored thread with openStoredThread(threadId), which loads it',
       );
     }
-    const shared = typeof persist?.scope === 'string' && !uncoordinated();
-    if (shared && thread !== undefined) {
-      // Another tab may hold that thread: whether this one may import it is known only asynchronously.
+    if (persist !== undefined && thread !== undefined) {
+      // Whether the store holds that thread (then it, not the export, is the thread), or another tab
+      // does, is known only asynchronously.
       throw new AguiError(
         'invalid_argument',
-        'openThread(): a thread to import into a store shared by tabs: use createRuntime({ persist, thread }), which first makes sure no other tab holds it',
+        'openThread(): a thread to import with persist: use createRuntime({ persist, thread }), which first loads what the store holds for it',
       );
     }
+    const shared = typeof persist?.scope === 'string' && !uncoordinated();
     // A new thread in a shared store: its lock is free (nobody knows its id yet), taken now.
     const threadId = shared ? randomId() : undefined;
     const tabs = shared ? { leadership: new Leadership(persist.scope, threadId), role: 'leader' } : null;
@@ -392,9 +399,9 @@ export class Runtime {
    */
   async openStoredThread(threadId) {
     this.#live();
+    const id = threadIdArgument('openStoredThread(): threadId', threadId);
     if (this.#options.persist === undefined)
       throw new AguiError('invalid_state', 'openStoredThread(): this runtime has no persist store');
-    const id = stringArgument('openStoredThread(): threadId', threadId);
     return openRuntime(this.#core, this.#tools, { ...this.#options, threadId: id, thread: undefined });
   }
 
@@ -886,7 +893,7 @@ export async function createRuntime(options = {}) {
     throw new AguiError('invalid_argument', 'createRuntime(): options.tools must be an array of tool definitions');
   }
   const core = await loadCore({ wasm: options.wasm });
-  checkStore(options.persist);
+  checkStore('createRuntime()', options.persist);
   const tools = new ToolSet(core, options);
   let runtime = null;
   try {
@@ -906,15 +913,19 @@ export async function createRuntime(options = {}) {
 // then loads what the store holds.
 async function openRuntime(core, tools, options) {
   if (options.persist !== undefined) {
-    const threadId = typeof options.thread?.threadId === 'string' ? options.thread.threadId : options.threadId;
-    options = { ...options, threadId: threadId ?? randomId() }; // (its lock is taken before the runtime exists)
+    const exportedId = options.thread?.threadId;
+    const threadId =
+      exportedId === undefined
+        ? newThreadId('createRuntime()', options.threadId)
+        : threadIdArgument('createRuntime(): options.thread.threadId', exportedId);
+    options = { ...options, threadId }; // (its lock is taken before the runtime exists)
   }
   const tabs = await claimThread(options);
-  // A follower imports nothing: the tab in charge has the thread.
-  const { thread, failure } = tabs?.role === 'follower' ? {} : await savedThread(options);
   let runtime;
   try {
-    runtime = new Runtime(core, tools, options, thread, failure, tabs);
+    // A follower imports nothing: the tab in charge has the thread.
+    const saved = tabs?.role === 'follower' ? {} : await savedThread(options);
+    runtime = constructRuntime(core, tools, options, saved, tabs);
   } catch (e) {
     tabs?.leadership?.close();
     throw e;
@@ -923,14 +934,38 @@ async function openRuntime(core, tools, options) {
   return runtime;
 }
 
-function checkStore(store) {
-  if (store === undefined) return;
+// A thread the store holds that the core refuses to import (a message without an id, another
+// version's export) is reported as a record that cannot be read: the runtime opens in memory on a
+// new thread under that id and never writes over the record. (Opened again without it: a refusal
+// that comes from the options, not the thread, is thrown as it was.)
+function constructRuntime(core, tools, options, { thread, failure, stored }, tabs) {
+  try {
+    return new Runtime(core, tools, options, thread, failure, tabs);
+  } catch (e) {
+    if (!stored) throw e;
+    return new Runtime(core, tools, options, undefined, unimportable(options, e), tabs);
+  }
+}
+
+const unimportable = ({ persist, threadId }, e) =>
+  `loading thread '${threadId}' failed: ${storeName(persist)} holds a record for it that cannot be imported ` +
+  `(${describeSafely(e)}); it is left as it is, and this runtime works in memory`;
+
+/** A new thread's id: `threadId` when given (checked), else a fresh one. */
+function newThreadId(where, threadId) {
+  return threadId === undefined ? randomId() : threadIdArgument(`${where}: options.threadId`, threadId);
+}
+
+/** `store` (options.persist of `where`) when it is one, else an invalid_argument AguiError; undefined: none. */
+function checkStore(where, store) {
+  if (store === undefined) return store;
   if (!store || typeof store.load !== 'function' || typeof store.save !== 'function') {
     throw new AguiError(
       'invalid_argument',
-      'createRuntime(): options.persist must be a thread store (an object with load() and save(); see memoryStore(), indexedDbStore())',
+      `${where}: options.persist must be a thread store (an object with load() and save(); see memoryStore(), indexedDbStore()), not ${kindOf(store)}`,
     );
   }
+  return store;
 }
 
 // Whether another tab may hold the thread: then {leadership, role} once this runtime took the
@@ -939,13 +974,36 @@ async function claimThread({ persist: store, threadId }) {
   if (store === undefined || typeof store.scope !== 'string') return null;
   const reason = uncoordinated();
   if (reason) return { reason: `thread '${threadId}' is not coordinated with other tabs: ${reason}` };
-  const leadership = new Leadership(store.scope, stringArgument('createRuntime(): options.threadId', threadId));
+  const leadership = new Leadership(store.scope, threadId);
   return { leadership, role: await leadership.start() };
 }
 
-// The thread to open: options.thread, else what options.persist holds for options.threadId.
+// The thread to open: options.thread, else what options.persist holds for options.threadId
+// (`stored`: it came from the store). With both, the store is the truth for a stored thread: an
+// export cannot know what happened after it was taken (an approved call may have run since), so
+// one that differs from what the store holds is refused, and one the same as it simply opened.
 async function savedThread(options) {
-  const { persist: store, threadId, thread } = options;
-  if (store === undefined || thread !== undefined || threadId === undefined) return { thread };
-  return loadThread(store, stringArgument('createRuntime(): options.threadId', threadId));
+  const { persist: store, threadId, thread, saveTimeoutMs } = options;
+  if (store === undefined) return { thread };
+  const saved = await loadThread(store, threadId, saveTimeoutMs);
+  if (thread === undefined) return { ...saved, stored: saved.thread !== null };
+  // (A record that cannot be read is left as it is: the export is opened in memory.)
+  if (saved.thread === null || sameJson(saved.thread, thread)) return { thread, failure: saved.failure };
+  throw new AguiError(
+    'invalid_argument',
+    `createRuntime(): options.thread: ${storeName(store)} (options.persist) already holds thread '${threadId}', ` +
+      'further along or apart from this export, and the store is the truth for a stored thread (importing an older export ' +
+      `could run an approved call again): open the stored one with createRuntime({ persist, threadId: '${threadId}' }) ` +
+      'and no thread, or delete it from the store first',
+  );
+}
+
+/** Whether two JSON values are equal, key order aside (a store may keep an object's keys in its own order). */
+function sameJson(a, b) {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && sameJson(a[key], b[key]));
 }
