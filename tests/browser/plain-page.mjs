@@ -43,6 +43,27 @@ export function auditCalls(messages, runs) {
   };
 }
 
+/**
+ * The tool results the agent received (each tool message of each RunAgentInput in `requests`, as
+ * agui-server.mjs records them) that the thread's `messages` do not hold with the same content,
+ * and the calls the agent received two different answers for.
+ */
+export function lostResults(messages, requests) {
+  const received = new Map(); // toolCallId -> the contents the agent got for it, as JSON text
+  for (const request of requests)
+    for (const m of request.input?.messages ?? []) {
+      if (m.role !== 'tool') continue;
+      if (!received.has(m.toolCallId)) received.set(m.toolCallId, new Set());
+      received.get(m.toolCallId).add(JSON.stringify(m.content));
+    }
+  const kept = new Map(messages.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, JSON.stringify(m.content)]));
+  const lost = [];
+  for (const [toolCallId, contents] of received)
+    for (const content of contents) if (kept.get(toolCallId) !== content) lost.push({ toolCallId, content });
+  const contradicted = [...received].filter(([, contents]) => contents.size > 1).map(([id]) => id);
+  return { received: received.size, lost, contradicted };
+}
+
 /** Serves `html` as `/<name>` (and /probe.js) on a loopback port; resolves to the page's URL. */
 export async function servePlainPage(name, html) {
   const dir = await mkdtemp(join(tmpdir(), 'agui-plain-page-'));
