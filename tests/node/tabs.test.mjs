@@ -143,7 +143,10 @@ test(
     }
     failing = true;
     a.runtime.approvals.approve('c1');
-    assert.equal((await turn).reason, 'done');
+    // Write-ahead: the call's start cannot be made durable, so it does not run, and the follow-up
+    // is not sent (docs/persistence.md); A's thread now holds the "not run" answer, its store does not.
+    assert.equal((await turn).reason, 'run_error');
+    assert.equal(runs, 0);
     assert.ok(a.log.of('storage_failed').length >= 1, 'A said its store failed');
     const turnMessages = a.runtime.messages;
     // The user goes to B: A's store is behind, so A keeps charge; B shows the whole turn.
@@ -164,9 +167,9 @@ test(
       assert.deepEqual(runtime.messages, turnMessages, 'no message lost');
       assert.deepEqual(runtime.approvals.pending(), [], 'no approval came back');
     }
-    assert.equal(runs, 1, 'the approved call ran once');
+    assert.equal(runs, 0, 'the call answered "not run" never ran, in either tab');
     assert.equal((await b.runtime.send('again')).reason, 'done');
-    assert.equal(runs, 1);
+    assert.equal(runs, 0);
   },
 );
 
