@@ -14,11 +14,23 @@ export function uncoordinated() {
   try {
     locks = globalThis.navigator?.locks;
   } catch (e) {
-    return `Web Locks refused: ${describeSafely(e)}`;
+    return refusal('Web Locks', e);
   }
   if (typeof locks?.request !== 'function') return 'this environment has no Web Locks API';
   if (typeof globalThis.BroadcastChannel !== 'function') return 'this environment has no BroadcastChannel';
   return '';
+}
+
+// "Web Locks refused: SecurityError: ..." (the DOMException's name says which refusal it is).
+function refusal(api, e) {
+  const text = describeSafely(e);
+  let name = '';
+  try {
+    name = typeof e?.name === 'string' && !text.startsWith(e.name) ? `${e.name}: ` : '';
+  } catch {
+    // (a thrown value whose name getter throws: its text says enough)
+  }
+  return `${api} refused: ${name}${text}`;
 }
 
 export class Leadership {
@@ -40,14 +52,14 @@ export class Leadership {
     try {
       this.#locks = navigator.locks; // (kept: the tab's lock manager, whatever the global says later)
     } catch (e) {
-      this.refusal = `Web Locks refused: ${describeSafely(e)}`;
+      this.refusal = refusal('Web Locks', e);
       return;
     }
     try {
       this.#channel = new BroadcastChannel(this.#name);
       this.#channel.onmessage = (e) => this.#closed || this.onMessage(e.data);
     } catch (e) {
-      this.refusal = `BroadcastChannel refused: ${describeSafely(e)}`;
+      this.refusal = refusal('BroadcastChannel', e);
     }
   }
 
@@ -101,7 +113,7 @@ export class Leadership {
     return new Promise((granted) => {
       let held = false;
       const refused = (e) => {
-        this.refusal = `Web Locks refused: ${describeSafely(e)}`;
+        this.refusal = refusal('Web Locks', e);
         granted(false);
         if (!this.#closed) this.onRefused(this.refusal);
       };

@@ -70,7 +70,9 @@ export class Runtime {
   #turnWaiters = []; // sends that arrived: resolved with the end of the turn they started
   #unwatchFocus = null;
   #wantIfFocused = null; // follower: asks for charge when the page has the user's focus
+  #wantUnanswered = false; // follower: it asked for charge, and has not heard of a new tab in charge since
   #handing = false; // leader: a hand-over waits for a write to land
+  #behind = false; // leader: its closing write for a hand-over failed, and no write landed since
   #warnedChannel = false; // a message that does not fit on the channel was reported (once)
   #joined = null; // follower: resolves createRuntime() once the tab in charge sent the thread
   #aloneBecause; // why tabs cannot be coordinated, though the store is shared (said once)
@@ -594,7 +596,10 @@ export class Runtime {
     } else if (type === 'leader') {
       this.#rejectCommands(this.#changedHands);
       this.#tabs.post({ type: 'hello' });
-      this.#wantIfFocused?.(); // (a want sent while charge was moving reached no tab in charge)
+      // A want sent while charge was moving reached no tab in charge: asked again, once (two tabs
+      // that both report focus, as headless pages do, would otherwise hand the thread to and fro).
+      if (this.#wantUnanswered) this.#wantIfFocused?.(true);
+      this.#wantUnanswered = false;
     } else if (type === 'handover') this.#tabs.steal();
     else if (type === 'deleted') this.dispose();
   }
@@ -665,6 +670,7 @@ export class Runtime {
     this.#partials.forget();
     this.#mirror = null;
     this.#followers.clear(); // (each says hello again on 'leader')
+    this.#wantUnanswered = false;
     this.#role = this.#tabs ? 'leader' : 'alone';
     this.#keepIn(store, failure, Boolean(thread));
     this.#tabs?.post({ type: 'leader' });
@@ -680,17 +686,20 @@ export class Runtime {
 
   // A follower has the user's focus: once this tab is idle, it hands the thread over, so that the
   // turns (and handlers that want a focused page: the clipboard, a permission prompt) run there.
-  // The next tab takes the thread from the store, so the store must hold it: a write lands first
-  // (a store that is behind, or holds a record this tab could not read, is never handed over
-  // from: this tab keeps charge, and tries again every HANDOVER_MS).
+  // The next tab takes the thread from the store, so the store must hold it. A store that is
+  // behind (a write failed) is never handed over from: this tab keeps charge and writes again
+  // every HANDOVER_MS, and hands over once a write landed. (Nor is a store whose record this tab
+  // could not read: it keeps charge for good.)
   #handOverIfIdle() {
     if (!this.#idleAndWanted() || this.#handing) return;
     const journal = this.#journal;
     if (!journal || journal.stopped) return;
+    if (journal.durable && !this.#behind) return this.#handOver();
     this.#handing = true;
     journal.flush().then((landed) => {
       this.#handing = false;
       if (this.#disposed || this.#journal !== journal) return;
+      this.#behind = !landed;
       if (landed) this.#idleAndWanted() && this.#handOver();
       else this.#setTimer('write-then-hand-over', HANDOVER_MS, () => this.#handOverIfIdle());
     });
@@ -725,6 +734,7 @@ export class Runtime {
   #resumeCharge(wanted) {
     this.#mirror = null;
     this.#role = 'leader';
+    this.#behind = true;
     this.#wanted ??= wanted;
     this.#keepIn(this.#options.persist);
     this.#tabs.post({ type: 'leader' }); // (the followers say hello again)
@@ -752,10 +762,14 @@ export class Runtime {
   #watchFocus() {
     const { window: win, document: doc } = globalThis;
     if (!win?.addEventListener || !doc?.addEventListener) return;
-    const want = () => {
+    const want = (again = false) => {
       if (doc.visibilityState !== 'visible' || !doc.hasFocus?.()) return;
-      if (this.#role === 'follower') this.#tabs?.post({ type: 'want' });
-      else this.#wanted = null; // (the user is back in the tab in charge: charge stays)
+      if (this.#role !== 'follower') {
+        this.#wanted = null; // (the user is back in the tab in charge: charge stays)
+        return;
+      }
+      this.#tabs?.post({ type: 'want' });
+      this.#wantUnanswered ||= again !== true;
     };
     this.#wantIfFocused = want;
     win.addEventListener('focus', want);

@@ -59,10 +59,11 @@ const EXPORT_FORMAT = 'agui-client-tools/thread';
  * the tab showed while it followed (`shown`: {messages, state} as the tab in charge sent them, JSON
  * texts) and the store lacks, since the tab in charge writes at most once a second while a run
  * streams. Kept from what was shown: the messages the store does not have (appended in the order
- * shown), a message whose text only grew since it was stored, and the state (sent at once, so never
- * older than the store's). Not kept: the answer of a call the store holds in its round (the store
- * decides it: a call stored as running is closed as one that may have completed, never run again).
- * `lost`: the ids of the messages shown whose content the thread now lacks.
+ * shown), a message whose text only grew since it was stored, the state (sent at once, so never
+ * older than the store's), and the answer of a call the store still holds as running or awaiting
+ * approval: its handler ran and this is what it returned, so the call is answered with it (never
+ * run again, nor closed as one that "may have completed"). `lost`: the ids of the messages shown
+ * whose content the thread now lacks.
  */
 export function withShown(stored, threadId, shown) {
   let messages;
@@ -77,21 +78,33 @@ export function withShown(stored, threadId, shown) {
   const base = stored ?? { format: EXPORT_FORMAT, version: 1, threadId, messages: [], state: {} };
   const list = [...base.messages];
   const at = new Map(list.map((m, i) => [m?.id, i]));
-  const held = new Set((Array.isArray(base.calls) ? base.calls : []).map((c) => c?.toolCallId));
+  const calls = Array.isArray(base.calls) ? [...base.calls] : [];
+  const held = new Map(calls.map((c, i) => [c?.toolCallId, i])); // the round's calls: their answers go there
   const lost = [];
   for (const m of messages) {
     if (!isObject(m) || !isString(m.id)) continue;
     const i = at.get(m.id);
     if (i === undefined) {
-      if (m.role === 'tool' && held.has(m.toolCallId)) lost.push(m.id);
-      else at.set(m.id, list.push(m) - 1);
+      if (m.role !== 'tool' || !held.has(m.toolCallId)) at.set(m.id, list.push(m) - 1);
+      else if (!answer(calls, held.get(m.toolCallId), m)) lost.push(m.id);
     } else if (grewFrom(m, list[i])) list[i] = m;
     else if (isString(m.content) && !(isString(list[i]?.content) && list[i].content.startsWith(m.content)))
       lost.push(m.id);
   }
   const thread = { ...base, messages: list };
+  if (calls.length) thread.calls = calls;
   if (isObject(state)) thread.state = state;
   return { thread, lost };
+}
+
+// Answers the round's call calls[i] with the tool message `m` shown for it, when the store holds it
+// unanswered; false when that cannot be (a content that is not text; the store's answer stands).
+function answer(calls, i, m) {
+  const call = calls[i];
+  if (call?.status === 'answered') return true; // (the store has its answer: the same one)
+  if (!isString(m.content) || (m.error !== undefined && !isString(m.error))) return false;
+  calls[i] = { ...call, status: 'answered', content: m.content, ...(m.error === undefined ? {} : { error: m.error }) };
+  return true;
 }
 
 // Whether `shown` is `stored` with more text: the same message but for a longer content.

@@ -23,7 +23,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // The page: `probe` needs approval, and every page answers each approval card it sees (so the
 // follower's answer and the leader's race: one is carried out, the other refused). Hooks for the
-// test: window.step(name) from the page in charge, window.ran(id) when a handler starts.
+// test: window.step(name) from the page in charge, window.ran(id) when a handler starts. With
+// ?hold, the runtime is made once the test calls window.begin(); with ?failable, the store's writes
+// reject while window.failWrites is set, which ?failAfterApproval does once the first approval is
+// stored (a full quota, say).
 const page = `<!doctype html><meta charset="utf-8"><title>tabs</title>
 <script type="module">
   import { createRuntime, indexedDbStore } from '/dist/index.js';
@@ -34,9 +37,15 @@ const page = `<!doctype html><meta charset="utf-8"><title>tabs</title>
   window.failures = [];
   window.roles = [];
   window.refused = [];
+  if (q.has('hold')) await new Promise((resolve) => (window.begin = resolve));
+  const idb = indexedDbStore({ name: 'tabs' });
+  window.failWrites = false;
+  const failing = (method) => (...args) =>
+    window.failWrites ? Promise.reject(new Error('QuotaExceededError (the test)')) : idb[method](...args);
+  const store = q.has('failable') ? { ...idb, save: failing('save'), append: failing('append') } : idb;
   const runtime = await createRuntime({
     url: q.get('agent'),
-    persist: indexedDbStore({ name: 'tabs' }),
+    persist: store,
     threadId: q.get('thread'),
     tools: [probe],
   });
@@ -54,12 +63,21 @@ const page = `<!doctype html><meta charset="utf-8"><title>tabs</title>
     if (c.kind === 'text_appended' && leading()) window.step('stream');
     if (c.kind === 'approval_requested') {
       if (leading()) window.step('approval');
+      if (q.has('failAfterApproval') && leading() && !window.failWrites) failOnceStored(c.approval.toolCallId);
       answer(c.approval.toolCallId);
     }
     if (c.kind === 'storage_failed') window.failures.push(c.message);
     if (c.kind === 'role_changed') window.roles.push(c.role);
   });
   for (const a of runtime.approvals.pending()) answer(a.toolCallId);
+  // Sets failWrites the moment the store holds the call as waiting for approval (before its answer).
+  async function failOnceStored(id) {
+    for (let i = 0; i < 200 && !window.failWrites; i += 1) {
+      const call = (await idb.load(runtime.threadId))?.calls?.find((c) => c.toolCallId === id);
+      if (call?.status === 'pending_approval') window.failWrites = true;
+      else await sleep(2);
+    }
+  }
   const finished = () => {
     const last = runtime.messages.at(-1);
     return last?.role === 'assistant' && /^done after/.test(last.content ?? '');
@@ -98,14 +116,30 @@ await context.exposeFunction('ran', (id) => runs.set(id, (runs.get(id) ?? 0) + 1
 await context.exposeBinding('step', ({ page: tab }, name) => steps.emit(name, tab));
 
 let pageNo = 0;
-async function open(thread) {
+async function open(thread, query = '') {
   const tab = await context.newPage();
   tab.errors = [];
   tab.on('pageerror', (e) => tab.errors.push(String(e)));
-  await tab.goto(`${pageAt}?agent=${encodeURIComponent(agent.url())}&thread=${thread}`);
+  await tab.goto(`${pageAt}?agent=${encodeURIComponent(agent.url())}&thread=${thread}${query}`);
   await tab.evaluate((name) => (window.name = name), `page ${pageNo++}`);
+  if (query.includes('hold')) return tab;
   await tab.waitForFunction(() => window.ready === true, null, { timeout: 15_000 });
   return tab;
+}
+
+/** A page with real focus (playwright emulates focus in every page): made in charge of nothing yet. */
+async function openWithRealFocus(thread, query) {
+  const tab = await open(thread, `&hold${query}`);
+  const cdp = await context.newCDPSession(tab);
+  await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: false });
+  return tab;
+}
+
+/** Starts a held page's runtime; resolves once it is ready. */
+async function begin(tab) {
+  await tab.waitForFunction(() => typeof window.begin === 'function');
+  await tab.evaluate(() => window.begin());
+  await tab.waitForFunction(() => window.ready === true, null, { timeout: 15_000 });
 }
 
 const role = (tab) => tab.evaluate(() => window.runtime.role);
@@ -198,6 +232,136 @@ test('a following tab that gains focus takes charge once the thread is idle, nev
     assert.deepEqual(tab.errors, []);
     await tab.close();
   }
+});
+
+test(
+  'a tab whose writes fail keeps charge when the user focuses another, and hands over once a write lands',
+  { timeout: 60_000 },
+  async () => {
+    const thread = `tabs-${threadNo++}`;
+    const first = await openWithRealFocus(thread, '&failable&failAfterApproval');
+    await first.bringToFront();
+    await begin(first);
+    const second = await openWithRealFocus(thread, '');
+    await first.bringToFront();
+    await begin(second);
+    const focused = (tab) => tab.evaluate(() => document.hasFocus());
+    assert.deepEqual([await focused(first), await focused(second)], [true, false], 'real focus: the first page only');
+    assert.deepEqual([await role(first), await role(second)], ['leader', 'follower']);
+    // The first page drives a five-round turn; its writes fail from the first approval on.
+    assert.equal(await first.evaluate(() => window.drive()), true);
+    assert.equal(await first.evaluate(() => window.failWrites), true);
+    assert.ok((await first.evaluate(() => window.failures)).length >= 1, 'the failing store was reported');
+    const { messages: turn } = await view(first);
+    assert.equal(auditCalls(turn, runs).calls.length, ROUNDS);
+    // The user goes to the second page: the first keeps charge (its store is behind).
+    await second.bringToFront();
+    await second.evaluate(() => window.dispatchEvent(new Event('focus')));
+    assert.equal(await focused(second), true);
+    await sleep(1000);
+    assert.deepEqual(
+      [await role(first), await role(second)],
+      ['leader', 'follower'],
+      'charge stays while the store is behind',
+    );
+    for (const tab of [first, second]) {
+      const { messages } = await view(tab);
+      assert.deepEqual(messages, turn, 'no message lost');
+      assert.deepEqual(await tab.evaluate(() => window.runtime.approvals.pending()), [], 'no approval came back');
+    }
+    // The store takes writes again: a write lands, and the focused page takes charge from it.
+    await first.evaluate(() => (window.failWrites = false));
+    for (let waited = 0; (await role(second)) !== 'leader'; waited += 50) {
+      assert.ok(waited < 6000, 'the focused page took charge within 6 s of the store taking writes');
+      await sleep(50);
+    }
+    assert.equal(await inCharge([first, second]), second);
+    await sleep(500); // (an approval that came back would be answered by now, and its call run again)
+    for (const tab of [first, second]) {
+      const { messages } = await view(tab);
+      assert.deepEqual(
+        messages.map((m) => m.id),
+        turn.map((m) => m.id),
+        'every message of the turn, in both tabs',
+      );
+      assert.deepEqual(await tab.evaluate(() => window.runtime.approvals.pending()), []);
+      assert.deepEqual(tab.errors, []);
+    }
+    const { duplicates, open: unanswered } = auditCalls(turn, runs);
+    assert.deepEqual(duplicates, [], 'no approved call ran again');
+    assert.deepEqual(unanswered, []);
+    assert.deepEqual(
+      (await stored(second, thread)).messages.map((m) => m.id),
+      turn.map((m) => m.id),
+      'the store holds the turn',
+    );
+    for (const tab of [first, second]) await tab.close();
+  },
+);
+
+// A widget embedded as <iframe sandbox="allow-scripts">: an opaque origin, where navigator.locks
+// refuses every request and there is no IndexedDB; the runtime gets a memory store with a scope.
+const framed = `<!doctype html><meta charset="utf-8"><title>sandboxed</title>
+<script type="module">
+  import { createRuntime, memoryStore, indexedDbStore } from '/dist/index.js';
+  const sse = (events) => events.map((e) => 'data: ' + JSON.stringify(e) + '\\n\\n').join('');
+  const fetch = async (url, init) => {
+    const { threadId, runId } = JSON.parse(init.body);
+    const events = [
+      { type: 'RUN_STARTED', threadId, runId },
+      { type: 'TEXT_MESSAGE_CHUNK', messageId: 'm-hi', role: 'assistant', delta: 'hi' },
+      { type: 'RUN_FINISHED', threadId, runId },
+    ];
+    return new Response(sse(events), { headers: { 'content-type': 'text/event-stream' } });
+  };
+  const result = { origin: self.origin, locks: typeof navigator.locks };
+  try {
+    await indexedDbStore().list();
+    result.indexedDb = 'opened';
+  } catch (e) {
+    result.indexedDb = e.code;
+  }
+  const runtime = await createRuntime({ url: 'http://agent.invalid/', fetch, persist: { ...memoryStore(), scope: 'test' }, threadId: 'widget' });
+  const roles = [];
+  runtime.subscribe((c) => c.kind === 'role_changed' && roles.push({ role: c.role, reason: c.reason }));
+  const late = new Promise((resolve) => setTimeout(resolve, 5000, { reason: 'send() did not settle within 5 s' }));
+  const outcome = await Promise.race([runtime.send('hello'), late]);
+  window.result = { ...result, role: runtime.role, roles, outcome, messages: runtime.messages.length };
+</script>`;
+const framedAt = await servePlainPage('sandboxed.html', framed);
+const embedderAt = await servePlainPage(
+  'embedder.html',
+  `<!doctype html><iframe sandbox="allow-scripts" src="${framedAt}"></iframe>`,
+);
+
+test('in a sandboxed iframe (an opaque origin) the runtime is alone, says why, and send() settles', async () => {
+  const tab = await context.newPage();
+  // (A module script and the .wasm fetched from an opaque origin are CORS requests.)
+  await tab.route('**/dist/**', async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, headers: { ...response.headers(), 'access-control-allow-origin': '*' } });
+  });
+  await tab.goto(embedderAt);
+  let frame;
+  for (let i = 0; i < 100 && !frame; i += 1) {
+    frame = tab.frames().find((f) => f.url().endsWith('sandboxed.html'));
+    if (!frame) await sleep(50);
+  }
+  await frame.waitForFunction(() => window.result !== undefined, null, { timeout: 15_000 });
+  const result = await frame.evaluate(() => window.result);
+  assert.equal(result.origin, 'null', 'an opaque origin');
+  assert.equal(result.locks, 'object', 'navigator.locks is there (and refuses)');
+  assert.equal(result.indexedDb, 'storage_failed', 'no IndexedDB there');
+  assert.equal(result.role, 'alone');
+  assert.equal(result.roles.length, 1);
+  assert.equal(result.roles[0].role, 'alone');
+  assert.match(
+    result.roles[0].reason,
+    /^thread 'widget' is not coordinated with other tabs: Web Locks refused: .*SecurityError/,
+  );
+  assert.equal(result.outcome.reason, 'done');
+  assert.equal(result.messages, 2);
+  await tab.close();
 });
 
 /** The step of a round for each trial, then random moments. */

@@ -230,6 +230,33 @@ test('the tab taking over from a crashed one keeps the messages it showed that t
   );
 });
 
+test('the tab taking over keeps the result it showed of a call the store still holds as running', T, async (t) => {
+  const origin = new FakeOrigin();
+  const thread = shared();
+  // Writes land 30 ms after they are made (as IndexedDB's may), so a crash can fall in between.
+  for (const method of ['save', 'append']) {
+    const write = thread.store[method];
+    thread.store[method] = async (...args) => (await sleep(30), write(...args));
+  }
+  const [tabA, tabB] = [origin.tab(), origin.tab()];
+  let runs = 0;
+  const probe = { name: 'probe', description: 'p', parameters: { type: 'object' }, handler: () => `ran ${++runs}` };
+  const { fetch } = scriptedFetch((input, n) => (n === 0 ? callEvents('c1', 'probe') : hangingRun(input, [])));
+  const a = await openIn(t, tabA, thread, { fetch, tools: [probe] });
+  const b = await openIn(t, tabB, thread, { fetch, tools: [probe] });
+  a.runtime.send('go');
+  const shown = await nextChange(b.runtime, (c) => c.kind === 'tool_result');
+  tabA.crash(); // before the write holding the result lands: the store has the call as running
+  assert.equal((await thread.store.load(thread.threadId)).calls?.[0]?.status, 'running');
+  await until(b.runtime, 'leader');
+  await sleep(50);
+  const answers = b.runtime.messages.filter((m) => m.role === 'tool');
+  assert.equal(answers.length, 1);
+  assert.equal(answers[0].content, shown.message.content, 'the result B showed, not "may have completed"');
+  assert.equal(runs, 1);
+  assert.deepEqual(b.log.of('storage_failed'), []);
+});
+
 test('a follower whose send reached the thread before charge moved gets its outcome, not a refusal', T, async (t) => {
   const origin = new FakeOrigin();
   const thread = shared();
