@@ -305,7 +305,11 @@ export type Change =
   | { kind: 'tools_changed' }
   /** options.persist failed to load or save the thread (once per failure streak); the runtime goes on in memory. */
   | { kind: 'storage_failed'; threadId: string; message: string }
-  /** This runtime's part among the tabs on its thread (`reason`: why it is alone though its store is shared). */
+  /**
+   * This runtime's part among the tabs on its thread (`reason`: why it is alone though its store is
+   * shared: no Web Locks or BroadcastChannel here, or the browser refused them, e.g. "... Web Locks
+   * refused: SecurityError: ..." in a sandboxed iframe).
+   */
   | { kind: 'role_changed'; threadId: string; role: TabRole; reason?: string }
   | Problem;
 
@@ -453,7 +457,14 @@ export interface Runtime {
     delete(): Promise<void>;
   };
 
-  /** Sends a user message (or messages) and drives the tool loop until the turn ends. */
+  /**
+   * Sends a user message (or messages) and drives the tool loop until the turn ends.
+   * In a follower, the tab in charge does it; the last message goes with an id (the caller's, or
+   * one the follower makes). If charge moves before the answer comes, that id settles it: the
+   * message reached the thread, so it resolves with that turn's end (`reason: 'aborted'`, "...
+   * reached the thread, and its turn was cut short", when the takeover ended the turn); or it did
+   * not, and it rejects `invalid_state` "... it was not sent (send it again)".
+   */
   send(textOrMessages: string | Message[] | Omit<Message, 'id'>[]): Promise<TurnResult>;
   /**
    * Stops this client's turn: the request is cancelled and its body no longer

@@ -672,7 +672,7 @@ export class Runtime {
     this.#followers.clear(); // (each says hello again on 'leader')
     this.#wantUnanswered = false;
     this.#role = this.#tabs ? 'leader' : 'alone';
-    this.#keepIn(store, failure, Boolean(thread));
+    this.#keepIn(store, failure, Boolean(loaded.thread));
     this.#tabs?.post({ type: 'leader' });
     this.#announceRole(this.#tabs ? undefined : this.#aloneBecause);
     this.#emit({ kind: 'messages_replaced', messages: this.messages });
@@ -736,7 +736,7 @@ export class Runtime {
     this.#role = 'leader';
     this.#behind = true;
     this.#wanted ??= wanted;
-    this.#keepIn(this.#options.persist);
+    this.#keepIn(this.#options.persist, undefined, true); // (the store holds an earlier state of it)
     this.#tabs.post({ type: 'leader' }); // (the followers say hello again)
     this.#announceRole();
     this.#setTimer('write-then-hand-over', HANDOVER_MS, () => this.#handOverIfIdle());

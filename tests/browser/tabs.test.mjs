@@ -248,12 +248,15 @@ test(
     const focused = (tab) => tab.evaluate(() => document.hasFocus());
     assert.deepEqual([await focused(first), await focused(second)], [true, false], 'real focus: the first page only');
     assert.deepEqual([await role(first), await role(second)], ['leader', 'follower']);
-    // The first page drives a five-round turn; its writes fail from the first approval on.
-    assert.equal(await first.evaluate(() => window.drive()), true);
+    // A turn from the first page; its writes fail from the first approval on (how the turn then
+    // ends is the write-ahead rules': docs/persistence.md).
+    await first.evaluate(() => window.runtime.send('go'));
     assert.equal(await first.evaluate(() => window.failWrites), true);
     assert.ok((await first.evaluate(() => window.failures)).length >= 1, 'the failing store was reported');
     const { messages: turn } = await view(first);
-    assert.equal(auditCalls(turn, runs).calls.length, ROUNDS);
+    const calls = auditCalls(turn, runs).calls.map((c) => c.id);
+    assert.ok(calls.length >= 1);
+    const ranBefore = calls.map((id) => runs.get(id) ?? 0);
     // The user goes to the second page: the first keeps charge (its store is behind).
     await second.bringToFront();
     await second.evaluate(() => window.dispatchEvent(new Event('focus')));
@@ -288,7 +291,12 @@ test(
       assert.deepEqual(tab.errors, []);
     }
     const { duplicates, open: unanswered } = auditCalls(turn, runs);
-    assert.deepEqual(duplicates, [], 'no approved call ran again');
+    assert.deepEqual(
+      calls.map((id) => runs.get(id) ?? 0),
+      ranBefore,
+      'no approved call ran again',
+    );
+    assert.deepEqual(duplicates, []);
     assert.deepEqual(unanswered, []);
     assert.deepEqual(
       (await stored(second, thread)).messages.map((m) => m.id),
