@@ -82,6 +82,13 @@ export interface ToolDefinition<Args = any> {
   timeoutMs?: number;
   /** The result a rejected approval answers with, instead of an error result. */
   rejectedResult?: Json;
+  /**
+   * Safe to run again (reading the location, copying a text). With `persist`, a call starts only
+   * once the store holds it as running; when the store fails, an idempotent tool's call runs
+   * anyway (a reload may then run it a second time), any other gets the error result
+   * "not run: the thread could not be saved (...)". Default false.
+   */
+  idempotent?: boolean;
 }
 
 /** A tool as a tools panel shows it. */
@@ -94,6 +101,7 @@ export interface ToolInfo {
   defaultEnabled: boolean;
   requiresApproval: boolean;
   destructive: boolean;
+  idempotent: boolean;
   needsApproval: boolean;
   confirm?: string;
   timeoutMs?: number;

@@ -12,8 +12,10 @@ import type {
   Runtime,
   RuntimeOptions,
   Status,
+  TabRole,
   ToolCallView,
   ToolDefinition,
+  TurnResult,
 } from './index.js';
 
 export type { MessageEntry, ToolCallView } from './index.js';
@@ -21,8 +23,9 @@ export type { MessageEntry, ToolCallView } from './index.js';
 /**
  * Creates a runtime with createRuntime(options) on mount and disposes it on unmount; null until it
  * is ready. `options` are read once, at mount (remount with a `key` to change them). Safe under
- * StrictMode: its mount, unmount, mount leaves one live runtime. `null`: no runtime. A refused
- * option is thrown during render, to the nearest error boundary.
+ * StrictMode: its mount, unmount, mount makes one runtime (with `persist`, the one in charge of the
+ * thread, and persisting). `null`: no runtime. A refused option is thrown during render, to the
+ * nearest error boundary.
  */
 export function useAgent(options: RuntimeOptions | null): Runtime | null;
 
@@ -52,10 +55,25 @@ export function useToolCall(id: string): ToolCallView | undefined;
 /** runtime.status, or null before the runtime is ready. */
 export function useAgentStatus(): Status | null;
 
+/** runtime.role, re-rendering on each role_changed (runtime.role itself is not reactive); null before the runtime is ready. */
+export function useRole(): TabRole | null;
+
+/**
+ * runtime.send as a promise in every role: of the turn's end here, of its end in the tab in charge
+ * in a follower. It rejects (never throws) when refused: the runtime not ready yet, bad input, or a
+ * follower's send the tab in charge refused or could not answer. Catch it.
+ */
+export function useSend(): (textOrMessages: Parameters<Runtime['send']>[0]) => Promise<TurnResult>;
+
+/**
+ * The answers of useApprovals and useInterrupts are promises in every role (a tab's role can change
+ * between two renders): resolved once done, here or in the tab in charge; rejected (never thrown)
+ * with the AguiError when refused, e.g. `unknown_tool_call` for a call answered meanwhile. Catch it.
+ */
 export interface Approvals {
   readonly pending: PendingApproval[];
-  approve(toolCallId: string): void;
-  reject(toolCallId: string, reason?: string): void;
+  approve(toolCallId: string): Promise<void>;
+  reject(toolCallId: string, reason?: string): Promise<void>;
 }
 
 /** The calls waiting for the user's decision, with approve and reject. */
@@ -64,8 +82,8 @@ export function useApprovals(): Approvals;
 export interface Interrupts {
   readonly pending: Interrupt[];
   /** The payload is checked against the interrupt's responseSchema. */
-  resolve(interruptId: string, payload?: Json): void;
-  cancel(interruptId: string, reason?: string): void;
+  resolve(interruptId: string, payload?: Json): Promise<void>;
+  cancel(interruptId: string, reason?: string): Promise<void>;
 }
 
 /** The AG-UI interrupts waiting for an answer, with resolve and cancel. */

@@ -18,6 +18,7 @@ export const getCurrentLocation = {
   summary: 'Get current location',
   category: 'browser',
   timeoutMs: 20000,
+  idempotent: true, // (reading it twice does no harm: it may run though the store fails)
   handler: (_args, ctx) =>
     new Promise((resolve) => {
       const geo = globalThis.navigator?.geolocation;
@@ -55,6 +56,7 @@ export const copyToClipboard = {
   defaultEnabled: false,
   summary: 'Copy to clipboard',
   category: 'browser',
+  idempotent: true,
   handler: async ({ text }) => {
     const clipboard = globalThis.navigator?.clipboard;
     if (!clipboard || typeof clipboard.writeText !== 'function') {
@@ -78,6 +80,7 @@ export const readClipboard = {
   requiresApproval: true,
   confirm: 'Let the assistant read your clipboard?',
   summary: 'Read clipboard',
+  idempotent: true,
   category: 'browser',
   handler: async () => {
     const clipboard = globalThis.navigator?.clipboard;

@@ -18,9 +18,11 @@ export function loadCore(options = {}) {
   if (loading && !options.wasm) return loading;
   const attempt = (async () => {
     const factoryOptions = {
-      // The default URL sits beside this file, so bundlers that understand
-      // new URL(literal, import.meta.url) (Vite, webpack 5, Parcel) ship the .wasm.
-      locateFile: (path) => (path.endsWith('.wasm') ? new URL('../dist/agui_core.wasm', import.meta.url).href : path),
+      // Beside the module: this file is shipped built into dist/, beside the .wasm, so a page
+      // that serves that folder under any name finds it, and bundlers that understand
+      // new URL(literal, import.meta.url) (Vite, webpack 5, Parcel) ship it. (src/ itself runs
+      // only in node, where node.js reads the file, or with options.wasm.)
+      locateFile: (path) => (path.endsWith('.wasm') ? new URL('./agui_core.wasm', import.meta.url).href : path),
     };
     const wasm = options.wasm;
     if (wasm instanceof ArrayBuffer || ArrayBuffer.isView(wasm)) {

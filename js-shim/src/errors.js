@@ -71,3 +71,45 @@ export function jsonArgument(where, value) {
     throw new AguiError('invalid_argument', `${where} cannot be encoded as JSON (a ${typeof value})`);
   return text;
 }
+
+/** "null", "an array", "a string", "an object": what a value is, for a message. */
+export function kindOf(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (value === undefined) return 'missing';
+  if (value === '') return 'an empty string';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** The index of the first lone surrogate in `text` (one not in a high-low pair), or -1. */
+function loneSurrogateAt(text) {
+  for (let i = 0; i < text.length; i += 1) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0xd800 || unit > 0xdfff) continue;
+    const next = text.charCodeAt(i + 1);
+    if (unit > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) return i;
+    i += 1; // (a pair)
+  }
+  return -1;
+}
+
+/**
+ * A thread id, the one check of every entry point that takes one (createRuntime(), openThread(),
+ * openStoredThread(), the stores): a non-empty string of well-formed text, else an
+ * invalid_argument AguiError naming `where` (e.g. 'openStoredThread(): threadId'). A lone
+ * surrogate is refused, not replaced: the core and the request would carry its U+FFFD form while
+ * a store keys the id as given, so a reload would not find the thread under either.
+ */
+export function threadIdArgument(where, value) {
+  if (typeof value !== 'string' || value === '')
+    throw new AguiError('invalid_argument', `${where} must be a non-empty string, not ${kindOf(value)}`);
+  const at = loneSurrogateAt(value);
+  if (at !== -1) {
+    const unit = value.charCodeAt(at).toString(16).toUpperCase();
+    throw new AguiError(
+      'invalid_argument',
+      `${where} must be well-formed text: ${JSON.stringify(value)} has a lone surrogate (U+${unit}) at index ${at}`,
+    );
+  }
+  return value;
+}

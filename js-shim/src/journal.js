@@ -6,9 +6,13 @@
 // by the next one.
 //
 // Write-ahead: before a handler starts, the thread that says it is running is
-// durable (the store's save() or append() resolved). A reload after that point
+// durable (the store's save() or append() resolved), and so is the thread a
+// request carries before the request is written. A reload after that point
 // finds the call running and closes it as one that may have completed (as
-// import does): it never runs twice. See docs/persistence.md.
+// import does): it never runs twice, and the agent never received what the
+// store lacks. When no write lands (writeAhead()) and the store holds an
+// earlier state of the thread, the runtime does not run the call or send the
+// request. See docs/persistence.md.
 import { describeSafely } from './errors.js';
 
 // While a run streams, the thread is written at most this often.
@@ -21,6 +25,10 @@ export const SAVE_TIMEOUT_MS = 10_000;
 // number of records, and the store holds at most about twice the thread.
 const COMPACT_MIN_BYTES = 64 * 1024;
 const COMPACT_MAX_CHANGES = 500;
+// writeAhead(): a write that must land is tried this many times, this long apart, before the runtime
+// gives up on it (the call is then not run, the request not sent). Bounded, so a turn on a store
+// that has stopped working ends within seconds (plus saveTimeoutMs per try) instead of hanging.
+export const DURABLE_RETRY_DELAYS_MS = [250, 1000];
 
 const CHANGE_FORMAT = 'agui-client-tools/thread-change';
 
@@ -35,19 +43,32 @@ export function applyChange(snapshot, change) {
     throw new Error(`it is not a change record (format ${CHANGE_FORMAT}, version 1)`);
   const { from, count, edited, tail } = messages ?? {};
   const had = snapshot.messages.length;
-  const fits = Number.isInteger(from) && from <= had && Array.isArray(edited) && Array.isArray(tail);
+  const fits = Number.isInteger(from) && from >= 0 && from <= had && Array.isArray(edited) && Array.isArray(tail);
   if (!fits || count !== from + tail.length)
     throw new Error(
       `its messages do not fit the thread's ${had} (from ${describeSafely(from)}, count ${describeSafely(count)})`,
     );
-  const list = snapshot.messages.slice(0, from);
+  // (concat, not push(...tail): spreading a tail of some 100k messages overflows the stack.)
+  const list = snapshot.messages.slice(0, from).concat(tail);
   for (const [index, message] of edited) {
     if (!(Number.isInteger(index) && index >= 0 && index < from))
       throw new Error(`it edits message ${describeSafely(index)}, not one of the ${from} it keeps`);
     list[index] = message;
   }
-  list.push(...tail);
   return { ...snapshot, ...fields, messages: list };
+}
+
+/** What call() resolves to, or a rejection once `ms` passed without it settling (0: no limit). */
+async function settledWithin(ms, method, call) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    if (ms > 0) timer = setTimeout(reject, ms, new Error(`${method}() did not settle within ${ms} ms (saveTimeoutMs)`));
+  });
+  try {
+    return await Promise.race([call(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export class Journal {
@@ -61,6 +82,7 @@ export class Journal {
   #dirty = false; // changed since the last write (written when the timer fires)
   #timer = null;
   #failing = false;
+  #failure = ''; // the last failed write's error
   #wholeNext = true; // the next write is an export: the first one, and any after a failed write
   #exportBytes = 0; // the last export written
   #appendedBytes = 0; // the changes appended since
@@ -69,9 +91,11 @@ export class Journal {
   stopped = false; // set when the stored record must not be written over
 
   #timeoutMs;
+  #holds; // the store holds some state of this thread (it was loaded from it, or a write landed)
 
-  constructor({ store, threadId, read, onFailure, timeoutMs }) {
+  constructor({ store, threadId, read, onFailure, timeoutMs, holds = false }) {
     this.#timeoutMs = timeoutMs ?? SAVE_TIMEOUT_MS;
+    this.#holds = holds;
     this.#store = store;
     this.#threadId = threadId;
     this.#read = read;
@@ -118,6 +142,28 @@ export class Journal {
     return !this.#failing;
   }
 
+  /** What the last failed write said (its store's error), while the store is behind. */
+  get failure() {
+    return this.#failing ? this.#failure : '';
+  }
+
+  /**
+   * Before a handler starts or a request is written: writes the thread as it is now, tried again
+   * after each DURABLE_RETRY_DELAYS_MS while it fails. Resolves `true` when the runtime may go on:
+   * the write landed, or the store holds nothing of this thread (nothing there can run a call
+   * again, or lack what the agent received: the thread lives in memory); `false` when the store
+   * holds an earlier state of the thread and no write landed (or the journal was stopped).
+   */
+  async writeAhead() {
+    for (const delay of [...DURABLE_RETRY_DELAYS_MS, null]) {
+      if (await this.flush()) return true;
+      if (this.stopped) return false;
+      if (!this.#holds) return true;
+      if (delay === null) return false;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+
   // The change since the last write, or the export: when one is due, or when most messages
   // changed (the core then gives the export: a change would be about its size).
   #take() {
@@ -143,7 +189,8 @@ export class Journal {
       await this.#settled(whole ? 'save' : 'append', value);
       this.#wrote(whole, text.length);
     } catch (e) {
-      if (!this.#failing) this.#onFailure(`saving thread '${this.#threadId}' failed: ${describeSafely(e)}`);
+      this.#failure = describeSafely(e);
+      if (!this.#failing) this.#onFailure(`saving thread '${this.#threadId}' failed: ${this.#failure}`);
       this.#failing = true;
       this.#wholeNext = true; // (what that write held is in no record: the next export holds it)
     }
@@ -151,18 +198,10 @@ export class Journal {
   }
 
   // store[method](threadId, value), rejected when it has not settled within the timeout.
-  async #settled(method, value) {
-    const ms = this.#timeoutMs;
-    let timer;
-    const late = new Promise((_, reject) => {
-      if (ms > 0)
-        timer = setTimeout(reject, ms, new Error(`${method}() did not settle within ${ms} ms (saveTimeoutMs)`));
-    });
-    try {
-      await Promise.race([this.#store[method](this.#threadId, value), late]);
-    } finally {
-      clearTimeout(timer);
-    }
+  #settled(method, value) {
+    // (A write that timed out may still land: the store then holds the thread.)
+    const write = () => Promise.resolve(this.#store[method](this.#threadId, value)).then(() => (this.#holds = true));
+    return settledWithin(this.#timeoutMs, method, write);
   }
 
   #wrote(whole, bytes) {
@@ -203,14 +242,29 @@ export class Journal {
   }
 }
 
+/** How messages name a store: its `label` (memoryStore(), indexedDbStore("name")), else options.persist. */
+export const storeName = (store) => (typeof store?.label === 'string' ? store.label : 'options.persist');
+
 /**
  * The thread a store holds for `threadId` (its export), or null; a record that cannot be read
- * (corrupted, written by a newer version) is reported and left as it is: `{failure}`.
+ * (corrupted, written by a newer version, another thread's, or a load() that has not settled
+ * within `timeoutMs`) is reported and left as it is: `{failure}`.
  */
-export async function loadThread(store, threadId) {
+export async function loadThread(store, threadId, timeoutMs = SAVE_TIMEOUT_MS) {
+  const failed = (why) => ({ thread: null, failure: `loading thread '${threadId}' failed: ${why}` });
+  let thread;
   try {
-    return { thread: (await store.load(threadId)) ?? null };
+    thread = (await settledWithin(timeoutMs, 'load', () => store.load(threadId))) ?? null;
   } catch (e) {
-    return { thread: null, failure: `loading thread '${threadId}' failed: ${describeSafely(e)}` };
+    // (The built-in stores' messages name them already.)
+    const text = describeSafely(e);
+    return failed(text.startsWith(storeName(store)) ? text : `${storeName(store)}: ${text}`);
   }
+  // (The core's import checks the rest: a threadId of the wrong type is its to name.)
+  if (typeof thread?.threadId === 'string' && thread.threadId !== threadId)
+    return failed(
+      `${storeName(store)} holds for it a record of thread ${JSON.stringify(thread.threadId)}: ` +
+        'corrupted, so it is not adopted; it is left as it is, and this runtime works in memory',
+    );
+  return { thread };
 }

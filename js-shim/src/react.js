@@ -14,6 +14,7 @@ import {
   useState,
   useSyncExternalStore,
 } from 'react';
+import { AguiError } from './errors.js';
 import { createRuntime } from './runtime.js';
 import { ThreadView } from './thread-view.js';
 
@@ -32,7 +33,7 @@ function viewOf(runtime) {
 /**
  * Creates a runtime with createRuntime(options) on mount and disposes it on unmount; null until it
  * is ready. `options` are read once, at mount (remount with a `key` to change them). StrictMode's
- * mount, unmount, mount leaves one runtime: the first is disposed as soon as it is made.
+ * mount, unmount, mount makes one runtime: the runtime being made is kept across its remount.
  * `null` options: no runtime (for a provider given one).
  */
 export function useAgent(options) {
@@ -40,27 +41,50 @@ export function useAgent(options) {
   const [failure, setFailure] = useState(null);
   const latest = useRef(options);
   latest.current = options;
+  const made = useRef(null); // this mount's runtime (being) made: StrictMode's remount finds it here
   const wanted = options != null;
   useEffect(() => {
     if (!wanted) return undefined;
-    let live = true;
-    let made = null;
-    createRuntime(latest.current).then(
-      (r) => {
-        if (!live) return r.dispose();
-        made = r;
-        setRuntime(r);
-      },
-      (e) => live && setFailure({ error: e }),
-    );
-    return () => {
-      live = false;
-      made?.dispose();
-      setRuntime(null);
-    };
+    const own = (made.current ??= makeRuntime(latest.current, setRuntime, setFailure));
+    own.keep();
+    return () =>
+      own.release(() => {
+        if (made.current === own) made.current = null;
+        setRuntime(null);
+      });
   }, [wanted]);
   if (failure) throw failure.error; // to the nearest error boundary
   return runtime;
+}
+
+// One createRuntime() per mount. StrictMode unmounts and mounts again in one commit: the release is
+// put off by a macrotask, and the remount keeps the runtime. (A second runtime would open the thread
+// while the first, disposed at once, still holds it: its store record, its tab's Web Lock.)
+function makeRuntime(options, setRuntime, setFailure) {
+  let runtime = null;
+  let closed = false;
+  let closing = null;
+  createRuntime(options).then(
+    (r) => {
+      if (closed) return r.dispose();
+      runtime = r;
+      setRuntime(r);
+    },
+    (e) => closed || setFailure({ error: e }),
+  );
+  return {
+    keep() {
+      clearTimeout(closing);
+      closing = null;
+    },
+    release(done) {
+      closing = setTimeout(() => {
+        closed = true;
+        runtime?.dispose();
+        done();
+      }, 0);
+    },
+  };
 }
 
 /**
@@ -110,29 +134,63 @@ export function useAgentStatus() {
   return useSnapshot('status', (v) => v.status(), null);
 }
 
-/** The calls waiting for the user, and the answers. */
+/** runtime.role ('leader' | 'follower' | 'alone'), re-read on each role_changed; null before the runtime is ready. */
+export function useRole() {
+  const runtime = useRuntime();
+  const subscribe = useCallback(
+    (notify) => (runtime ? runtime.subscribe((c) => c.kind === 'role_changed' && notify()) : noop),
+    [runtime],
+  );
+  return useSyncExternalStore(
+    subscribe,
+    () => runtime?.role ?? null,
+    () => null,
+  );
+}
+
+// What a hook's action gives the page: a promise in every role. A follower's answer already is one
+// (the answer in the tab in charge); here, a refusal (a throw) becomes its rejection, so the page
+// catches it one way whatever the tab's role is now (it may change between two renders).
+function action(runtime, name, act) {
+  return (...args) => {
+    try {
+      if (!runtime) throw new AguiError('invalid_state', `${name}: the runtime is not ready yet`);
+      return Promise.resolve(act(runtime, ...args));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  };
+}
+
+/** runtime.send as a promise of the turn's end in every role; it rejects when refused. */
+export function useSend() {
+  const runtime = useRuntime();
+  return useMemo(() => action(runtime, 'useSend(): send()', (r, input) => r.send(input)), [runtime]);
+}
+
+/** The calls waiting for the user, and the answers (promises, rejected when refused). */
 export function useApprovals() {
   const runtime = useRuntime();
   const pending = useSnapshot('approvals', (v) => v.approvals(), NONE);
   return useMemo(
     () => ({
       pending,
-      approve: (toolCallId) => runtime.approvals.approve(toolCallId),
-      reject: (toolCallId, reason) => runtime.approvals.reject(toolCallId, reason),
+      approve: action(runtime, 'approvals.approve()', (r, id) => r.approvals.approve(id)),
+      reject: action(runtime, 'approvals.reject()', (r, id, reason) => r.approvals.reject(id, reason)),
     }),
     [runtime, pending],
   );
 }
 
-/** The AG-UI interrupts waiting for an answer, and the answers. */
+/** The AG-UI interrupts waiting for an answer, and the answers (promises, rejected when refused). */
 export function useInterrupts() {
   const runtime = useRuntime();
   const pending = useSnapshot('interrupts', (v) => v.interrupts(), NONE);
   return useMemo(
     () => ({
       pending,
-      resolve: (interruptId, payload) => runtime.interrupts.resolve(interruptId, payload),
-      cancel: (interruptId, reason) => runtime.interrupts.cancel(interruptId, reason),
+      resolve: action(runtime, 'interrupts.resolve()', (r, id, payload) => r.interrupts.resolve(id, payload)),
+      cancel: action(runtime, 'interrupts.cancel()', (r, id, reason) => r.interrupts.cancel(id, reason)),
     }),
     [runtime, pending],
   );

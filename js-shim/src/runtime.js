@@ -2,12 +2,13 @@
 // send, which calls to run, when the turn ends); this file only carries its
 // steps out: it posts runs, streams their bytes in, runs handlers, keeps
 // timers, and tells subscribers what changed.
-import { AguiError, describeSafely, jsonArgument, stringArgument, unwrap } from './errors.js';
+import { AguiError, describeSafely, jsonArgument, kindOf, stringArgument, threadIdArgument, unwrap } from './errors.js';
 import { feedBytes, heapText, loadCore, openDriver } from './core.js';
 import { releaser, releaseWhenCollected, weakRef } from './heap.js';
 import { driverConfig, randomId } from './options.js';
-import { Journal, loadThread } from './journal.js';
+import { Journal, loadThread, storeName } from './journal.js';
 import { Leadership, uncoordinated } from './leadership.js';
+import { fitsChannel, withShown } from './tab-messages.js';
 import { PartialArgs } from './partial-args.js';
 import { ToolSet } from './tool-set.js';
 import { postRun } from './transport.js';
@@ -64,11 +65,18 @@ export class Runtime {
   #mirror = null; // follower: {messages, status, state}, JSON texts as the tab in charge sent them
   #followers = new Set(); // leader: the tabIds following it
   #wanted = null; // leader: the follower that has the user's focus and asked to take charge
-  #commands = new Map(); // follower: id -> {resolve, reject}, asked of the tab in charge
+  #commands = new Map(); // follower: id -> {resolve, reject, messageId?}, asked of the tab in charge
+  #unsure = []; // sends asked of a tab no longer in charge: settled once the thread shows whether they arrived
+  #turnWaiters = []; // sends that arrived: resolved with the end of the turn they started
   #unwatchFocus = null;
+  #wantIfFocused = null; // follower: asks for charge when the page has the user's focus
+  #handing = false; // leader: a hand-over waits for a write to land
+  #warnedChannel = false; // a message that does not fit on the channel was reported (once)
   #joined = null; // follower: resolves createRuntime() once the tab in charge sent the thread
   #aloneBecause; // why tabs cannot be coordinated, though the store is shared (said once)
   #disposed = false;
+  #unloading = false; // the page is going away (pagehide): this runtime stops as a crash would
+  #unwatchUnload = null;
   #unregisterFinalizer;
   #release;
 
@@ -97,8 +105,13 @@ export class Runtime {
       }
     }
     const config = driverConfig(options, exported);
-    const threadId = exported?.threadId ?? options.threadId ?? randomId();
-    const driver = openDriver(core, tools.registry, stringArgument('createRuntime(): options.threadId', threadId));
+    // (An export's threadId is checked by the core's import.)
+    const threadId = exported?.threadId ?? newThreadId('createRuntime()', options.threadId);
+    const driver = openDriver(
+      core,
+      tools.registry,
+      stringArgument('createRuntime(): options.thread.threadId', threadId),
+    );
     try {
       unwrap(driver.open(config, Date.now()));
     } catch (e) {
@@ -167,21 +180,51 @@ export class Runtime {
           );
         return unwrap(this.#driver.exportThread());
       },
-      delete: () => this.#act('delete', [], () => this.#deleteThread()),
+      // (async: after dispose(), a rejection as from any promise of this method, not a throw)
+      delete: async () => this.#act('delete', [], () => this.#deleteThread()),
     };
     if (tabs?.leadership) this.#joinTabs(tabs);
     this.#aloneBecause = tabs?.reason;
-    if (options.persist && this.#role !== 'follower') this.#keepIn(options.persist, loadFailure);
+    if (options.persist && this.#role !== 'follower') this.#keepIn(options.persist, loadFailure, Boolean(exported));
+    if (options.persist) this.#watchUnload();
     if (exported) this.#resumeImported();
   }
 
-  #keepIn(store, loadFailure) {
+  // A page being unloaded stops as a crash would: what its handlers and its request give from now on
+  // (a fetch the unload cancels: "Failed to fetch") is no result, no more request goes out and
+  // nothing more is written. The store keeps the thread as it was; the reloaded page (or the next
+  // tab) carries it on from there. Only with a store: without one the thread goes with the page.
+  #watchUnload() {
+    const win = globalThis.window;
+    if (typeof win?.addEventListener !== 'function') return;
+    const stop = () => {
+      this.#unloading = true;
+      this.#journal?.stop();
+      this.#halt('the page is being unloaded');
+      for (const cancel of this.#timers.values()) cancel();
+      this.#timers.clear();
+    };
+    win.addEventListener('pagehide', stop);
+    this.#unwatchUnload = () => win.removeEventListener('pagehide', stop);
+  }
+
+  // Stops this tab's work on the thread without closing anything in it: the request is cancelled,
+  // handlers are told to stop (and what they answer is dropped).
+  #halt(why) {
+    this.#run?.controller.abort();
+    this.#run = null;
+    this.#cancelInflight(why);
+  }
+
+  // `holds`: the store had the thread when this runtime opened it.
+  #keepIn(store, loadFailure, holds) {
     this.#journal = new Journal({
       store,
       threadId: this.threadId,
       read: (whole) => this.#driver.exportJournal(whole),
       onFailure: (message) => this.#storageFailed(message),
       timeoutMs: this.#options.saveTimeoutMs,
+      holds,
     });
     if (!keptThreads.has(store)) keptThreads.set(store, new Set());
     const kept = keptThreads.get(store);
@@ -281,7 +324,7 @@ export class Runtime {
       throw new AguiError('invalid_argument', 'send() takes a string or an array of messages');
     }
     const input = jsonArgument('send(): textOrMessages', textOrMessages);
-    if (this.#role === 'follower') return this.#command('send', [textOrMessages]);
+    if (this.#role === 'follower') return this.#forwardSend(textOrMessages);
     // The core refuses bad input before anything changes; a valid message
     // supersedes a turn in progress (the core closes its calls), so its request
     // is cancelled and its handlers are told to stop.
@@ -306,9 +349,7 @@ export class Runtime {
     if (this.#disposed) return;
     const why = stringArgument('abort(): reason', reason);
     if (this.#role === 'follower') return this.#command('abort', [why]);
-    this.#run?.controller.abort();
-    this.#run = null;
-    this.#cancelInflight(why || 'aborted');
+    this.#halt(why || 'aborted');
     this.#carryOut(unwrap(this.#driver.abort(why)));
   }
 
@@ -318,7 +359,7 @@ export class Runtime {
     if (!options || typeof options !== 'object')
       throw new AguiError('invalid_argument', 'openThread() takes an options object');
     const { thread, ...rest } = options;
-    const persist = 'persist' in rest ? rest.persist : this.#options.persist;
+    const persist = 'persist' in rest ? checkStore('openThread()', rest.persist) : this.#options.persist;
     if (persist !== undefined && rest.threadId !== undefined && thread === undefined) {
       // It cannot load (it is synchronous), and a new thread under a stored id would be written over it.
       throw new AguiError(
@@ -326,14 +367,15 @@ export class Runtime {
         'openThread(): a threadId with persist: open a stored thread with openStoredThread(threadId), which loads it',
       );
     }
-    const shared = typeof persist?.scope === 'string' && !uncoordinated();
-    if (shared && thread !== undefined) {
-      // Another tab may hold that thread: whether this one may import it is known only asynchronously.
+    if (persist !== undefined && thread !== undefined) {
+      // Whether the store holds that thread (then it, not the export, is the thread), or another tab
+      // does, is known only asynchronously.
       throw new AguiError(
         'invalid_argument',
-        'openThread(): a thread to import into a store shared by tabs: use createRuntime({ persist, thread }), which first makes sure no other tab holds it',
+        'openThread(): a thread to import with persist: use createRuntime({ persist, thread }), which first loads what the store holds for it',
       );
     }
+    const shared = typeof persist?.scope === 'string' && !uncoordinated();
     // A new thread in a shared store: its lock is free (nobody knows its id yet), taken now.
     const threadId = shared ? randomId() : undefined;
     const tabs = shared ? { leadership: new Leadership(persist.scope, threadId), role: 'leader' } : null;
@@ -363,15 +405,20 @@ export class Runtime {
    */
   async openStoredThread(threadId) {
     this.#live();
+    const id = threadIdArgument('openStoredThread(): threadId', threadId);
     if (this.#options.persist === undefined)
       throw new AguiError('invalid_state', 'openStoredThread(): this runtime has no persist store');
-    const id = stringArgument('openStoredThread(): threadId', threadId);
     return openRuntime(this.#core, this.#tools, { ...this.#options, threadId: id, thread: undefined });
   }
 
   dispose() {
     if (this.#disposed) return;
-    if (this.#role !== 'follower') this.abort('the runtime was disposed');
+    // With a store, disposing leaves the thread as it is (a reload, openStoredThread() or the next
+    // tab carries it on: approvals still pending, a started call closed as one that may have
+    // completed); without one, the turn is aborted.
+    if (this.#journal) this.#halt('the runtime was disposed');
+    else if (this.#role !== 'follower') this.abort('the runtime was disposed');
+    this.#unwatchUnload?.();
     // The lock goes once the last write has landed: the tab taking charge then loads all of it.
     const written = this.#journal?.close();
     this.#leaveTabs(written);
@@ -402,18 +449,68 @@ export class Runtime {
     return this.#role === 'follower' ? this.#command(op, args) : here();
   }
 
-  #command(op, args) {
+  #command(op, args, messageId) {
     const id = randomId();
     return new Promise((resolve, reject) => {
-      this.#commands.set(id, { resolve, reject });
+      this.#commands.set(id, { resolve, reject, messageId });
       this.#tabs.post({ type: 'command', id, op, args });
     });
   }
 
+  // A follower's send() goes with an id on its (last) message, made here when the caller gave
+  // none: if charge moves before the answer comes, that id says whether the message arrived.
+  #forwardSend(textOrMessages) {
+    let input = textOrMessages;
+    if (typeof input === 'string') input = [{ role: 'user', content: input, id: randomId() }]; // (as the core makes it)
+    const last = Array.isArray(input) ? input.at(-1) : undefined;
+    if (last && typeof last === 'object' && typeof last.id !== 'string')
+      input = [...input.slice(0, -1), { ...last, id: randomId() }];
+    return this.#command('send', [input], typeof input.at?.(-1)?.id === 'string' ? input.at(-1).id : undefined);
+  }
+
+  // The commands asked of a tab that is no longer in charge: a send whose message has an id waits
+  // until this tab sees the thread again (#settleUnsure), the others are refused (`why`).
   #rejectCommands(why) {
     const pending = [...this.#commands.values()];
     this.#commands.clear();
-    for (const { reject } of pending) reject(new AguiError('invalid_state', why));
+    for (const command of pending) {
+      if (command.messageId !== undefined && why === this.#changedHands) this.#unsure.push(command);
+      else command.reject(new AguiError('invalid_state', why));
+    }
+  }
+
+  // This tab sees the thread as the tab now in charge has it: each send asked of the previous one
+  // is answered by whether its message is in the thread.
+  #settleUnsure() {
+    const unsure = this.#unsure;
+    this.#unsure = [];
+    if (unsure.length === 0) return;
+    const ids = new Set(this.messages.map((m) => m.id));
+    const idle = this.status.phase === 'idle';
+    for (const { resolve, reject, messageId } of unsure) {
+      if (!ids.has(messageId))
+        reject(
+          new AguiError(
+            'invalid_state',
+            `send(): the tab in charge of thread '${this.threadId}' changed before message '${messageId}' reached it: it was not sent (send it again)`,
+          ),
+        );
+      else if (!idle)
+        this.#turnWaiters.push(resolve); // (the turn goes on in the tab now in charge)
+      else
+        resolve({
+          reason: 'aborted',
+          message: `the tab in charge of thread '${this.threadId}' changed during the turn: message '${messageId}' reached the thread, and its turn was cut short`,
+        });
+    }
+  }
+
+  // A turn ended (here or in the tab in charge): the sends that started it before charge moved
+  // get its outcome.
+  #turnEnded({ reason, message }) {
+    const waiters = this.#turnWaiters;
+    this.#turnWaiters = [];
+    for (const resolve of waiters) resolve(message === undefined ? { reason } : { reason, message });
   }
 
   #joinTabs({ leadership, role }) {
@@ -421,9 +518,32 @@ export class Runtime {
     leadership.onMessage = (message) => this.#disposed || this.#heard(message);
     leadership.onLead = () => this.#takeCharge();
     leadership.onLost = () => this.#lostCharge();
+    leadership.onRefused = (why) => this.#goAlone(why);
     if (role === 'follower') this.#follow();
     else this.#role = role;
     this.#watchFocus();
+    if (leadership.refusal) this.#goAlone(leadership.refusal);
+  }
+
+  // The browser refused the thread's lock or channel (a sandboxed iframe's opaque origin refuses
+  // every lock request): no other tab can be told anything, so this runtime is the only one on
+  // its thread, and a follower takes charge from the store.
+  #goAlone(why) {
+    const tabs = this.#tabs;
+    if (!tabs || this.#disposed) return;
+    this.#aloneBecause = `thread '${this.threadId}' is not coordinated with other tabs: ${why}`;
+    this.#unwatchFocus?.();
+    this.#clearTimer('mirror');
+    this.#clearTimer('handover');
+    this.#tabs = null;
+    tabs.close();
+    if (this.#role === 'follower') {
+      this.#rejectCommands(this.#changedHands);
+      this.#takeCharge();
+      return;
+    }
+    this.#role = 'alone';
+    this.#announceRole(this.#aloneBecause);
   }
 
   // Tells subscribers the role this runtime has now (in a macrotask: after the caller's subscribe()).
@@ -442,6 +562,7 @@ export class Runtime {
   }
 
   #heard(message) {
+    if (!fitsChannel(message, COMMANDS)) return this.#ignored(message);
     const { type, from } = message;
     if (message.to !== undefined && message.to !== this.#tabs.tabId) return;
     if (this.#role === 'leader') {
@@ -450,7 +571,8 @@ export class Runtime {
         this.#tabs.post({ type: 'step', to: from, changes: [], view: this.#view(true) });
       } else if (type === 'bye') this.#followers.delete(from);
       else if (type === 'command') this.#obey(message);
-      else if (type === 'want') {
+      else if (type === 'want' && this.#followers.has(from)) {
+        // (Only to a tab that said hello: one the thread can be handed to.)
         this.#wanted = from;
         this.#handOverIfIdle();
       }
@@ -461,6 +583,7 @@ export class Runtime {
       if (message.to !== undefined) {
         this.#emit({ kind: 'messages_replaced', messages: this.messages });
         this.#joined?.();
+        this.#settleUnsure();
       }
       this.#deliver(message.changes);
     } else if (type === 'reply') {
@@ -471,11 +594,22 @@ export class Runtime {
     } else if (type === 'leader') {
       this.#rejectCommands(this.#changedHands);
       this.#tabs.post({ type: 'hello' });
+      this.#wantIfFocused?.(); // (a want sent while charge was moving reached no tab in charge)
     } else if (type === 'handover') this.#tabs.steal();
     else if (type === 'deleted') this.dispose();
   }
 
   #changedHands = 'the tab in charge of this thread changed before it answered: this may or may not have been done';
+
+  // A message on the thread's channel that no tab sends (another script of the origin posts on it):
+  // ignored; said once per runtime, on the console (a page's bug, not the user's).
+  #ignored(message) {
+    if (this.#warnedChannel) return;
+    this.#warnedChannel = true;
+    console.warn(
+      `agui-client-tools: thread '${this.threadId}': ignored a message on its BroadcastChannel that is not one the tabs send (${describeSafely(message)}); later ones are ignored silently`,
+    );
+  }
 
   // The tab in charge carries out a follower's command and answers it (a turn: when it ends).
   #obey({ from, id, op, args }) {
@@ -506,15 +640,18 @@ export class Runtime {
     return view;
   }
 
-  // The lock came to this tab: the one in charge closed, crashed or handed the thread over. The
-  // thread is what the store holds (write-ahead: a call that was running is closed as one that
-  // may have completed, never run again).
+  // The lock came to this tab: the one in charge closed, crashed or handed the thread over (or
+  // this one is alone now). The thread is what the store holds (write-ahead: a call that was
+  // running is closed as one that may have completed, never run again), with what this tab showed
+  // that the store lacks (the tab in charge writes a streaming run at most once a second).
   async #takeCharge() {
     const store = this.#options.persist;
-    const { thread, failure } = await loadThread(store, this.threadId);
+    const loaded = await loadThread(store, this.threadId);
     if (this.#disposed) return;
     this.#clearTimer('handover');
     this.#rejectCommands(this.#changedHands);
+    const { failure } = loaded;
+    const { thread, lost } = failure ? loaded : withShown(loaded.thread, this.threadId, this.#mirror);
     const driver = openDriver(this.#core, this.#tools.registry, this.threadId);
     try {
       unwrap(driver.open(driverConfig(this.#options, thread ?? undefined), Date.now()));
@@ -527,33 +664,72 @@ export class Runtime {
     this.#driver = this.#handle.driver = driver;
     this.#partials.forget();
     this.#mirror = null;
-    this.#role = 'leader';
-    this.#keepIn(store, failure);
-    this.#tabs.post({ type: 'leader' });
-    this.#announceRole();
+    this.#followers.clear(); // (each says hello again on 'leader')
+    this.#role = this.#tabs ? 'leader' : 'alone';
+    this.#keepIn(store, failure, Boolean(thread));
+    this.#tabs?.post({ type: 'leader' });
+    this.#announceRole(this.#tabs ? undefined : this.#aloneBecause);
     this.#emit({ kind: 'messages_replaced', messages: this.messages });
+    if (lost?.length)
+      this.#storageFailed(
+        `taking charge of thread '${this.threadId}': the store lacked what this tab showed of message(s) ${lost.map((id) => `'${id}'`).join(', ')} (the tab in charge closed before writing it); the store's version is kept`,
+      );
+    this.#settleUnsure();
     if (thread) this.#resumeImported();
   }
 
   // A follower has the user's focus: once this tab is idle, it hands the thread over, so that the
   // turns (and handlers that want a focused page: the clipboard, a permission prompt) run there.
+  // The next tab takes the thread from the store, so the store must hold it: a write lands first
+  // (a store that is behind, or holds a record this tab could not read, is never handed over
+  // from: this tab keeps charge, and tries again every HANDOVER_MS).
   #handOverIfIdle() {
-    if (!this.#wanted || this.#role !== 'leader' || this.#turn || this.#run || this.#inflight.size) return;
-    if (this.status.phase !== 'idle') return;
+    if (!this.#idleAndWanted() || this.#handing) return;
+    const journal = this.#journal;
+    if (!journal || journal.stopped) return;
+    this.#handing = true;
+    journal.flush().then((landed) => {
+      this.#handing = false;
+      if (this.#disposed || this.#journal !== journal) return;
+      if (landed) this.#idleAndWanted() && this.#handOver();
+      else this.#setTimer('write-then-hand-over', HANDOVER_MS, () => this.#handOverIfIdle());
+    });
+  }
+
+  #idleAndWanted() {
+    if (!this.#wanted || this.#role !== 'leader' || this.#turn || this.#run || this.#inflight.size) return false;
+    return this.status.phase === 'idle';
+  }
+
+  // The store holds the thread: this tab stops writing, follows, and tells the wanting tab to take
+  // the lock once its last write landed. Should that write fail, the store is behind again: this tab
+  // takes charge back with the thread it has (never the store's).
+  #handOver() {
     const to = this.#wanted;
     this.#wanted = null;
     const view = this.#view(true);
-    const written = this.#journal?.close() ?? Promise.resolve();
+    const written = this.#journal.close();
     this.#journal = null;
     this.#mirror = view;
     this.#role = 'follower';
     this.#announceRole();
-    written.then(() => {
+    written.then((landed) => {
       if (this.#disposed || !this.#tabs) return;
+      if (!landed) return this.#resumeCharge(to);
       this.#tabs.post({ type: 'handover', to });
       // Taken back when the other tab does not steal the lock in time (it closed meanwhile).
       this.#setTimer('handover', HANDOVER_MS, () => this.#tabs.leading && this.#takeCharge());
     });
+  }
+
+  #resumeCharge(wanted) {
+    this.#mirror = null;
+    this.#role = 'leader';
+    this.#wanted ??= wanted;
+    this.#keepIn(this.#options.persist);
+    this.#tabs.post({ type: 'leader' }); // (the followers say hello again)
+    this.#announceRole();
+    this.#setTimer('write-then-hand-over', HANDOVER_MS, () => this.#handOverIfIdle());
   }
 
   // The lock was taken by the tab this one handed the thread to: follow it, and queue for the lock.
@@ -577,9 +753,11 @@ export class Runtime {
     const { window: win, document: doc } = globalThis;
     if (!win?.addEventListener || !doc?.addEventListener) return;
     const want = () => {
-      if (this.#role === 'follower' && doc.visibilityState === 'visible' && doc.hasFocus?.())
-        this.#tabs?.post({ type: 'want' });
+      if (doc.visibilityState !== 'visible' || !doc.hasFocus?.()) return;
+      if (this.#role === 'follower') this.#tabs?.post({ type: 'want' });
+      else this.#wanted = null; // (the user is back in the tab in charge: charge stays)
     };
+    this.#wantIfFocused = want;
     win.addEventListener('focus', want);
     doc.addEventListener('visibilitychange', want);
     this.#unwatchFocus = () => {
@@ -622,6 +800,8 @@ export class Runtime {
     this.#clearTimer('mirror');
     if (this.#role === 'follower') tabs.post({ type: 'bye' });
     this.#rejectCommands('the runtime was disposed');
+    for (const { reject } of this.#unsure.splice(0)) reject(new AguiError('invalid_state', 'the runtime was disposed'));
+    this.#turnEnded({ reason: 'aborted', message: 'the runtime was disposed' });
     (written ?? Promise.resolve()).then(() => tabs.close());
   }
 
@@ -652,6 +832,7 @@ export class Runtime {
       else if (change.kind === 'tool_call_ended') this.#partials.forget(change.toolCallId);
       else if (change.kind === 'run_started') this.#partials.forget();
       if (change && this.#subscribers.size !== 0) this.#emit(change);
+      if (change?.kind === 'turn_ended' && this.#turnWaiters.length !== 0) this.#turnEnded(change);
     }
   }
 
@@ -665,27 +846,40 @@ export class Runtime {
 
   // `streamed`: a step of a run's bytes, kept within the journal's interval; any other step that
   // changed something is kept at once.
+  // (Handlers and requests write the thread themselves, write-ahead.)
   #carryOut(step, streamed = false) {
-    if (this.#disposed) return;
+    if (this.#disposed || this.#unloading) return;
     if (step.changes) this.#deliver(step.changes);
     if (step.deadline !== undefined) this.#armDeadline(step.deadline);
     if (step.execute) this.#executeAll(step.execute);
     if (step.run) this.#post(step.run);
     if (step.done) this.#finish(step.done);
-    if (step.changes && !step.execute) this.#journal?.changed(!streamed);
+    if (step.changes && !step.execute && !step.run) this.#journal?.changed(!streamed);
+  }
+
+  // The journal, while it writes the thread (null: the thread lives in memory only).
+  get #writing() {
+    return this.#journal && !this.#journal.stopped ? this.#journal : null;
   }
 
   // Write-ahead: with a store, the handlers start once the thread that says they run is durable,
-  // and only those the core still holds as running (an abort may have closed them meanwhile).
+  // and only those the core still holds as running (an abort may have closed them meanwhile). When
+  // no write lands, a call runs only when its tool is idempotent; any other is answered "not run":
+  // the store holds it as not started, so a reload may still run it, once.
   #executeAll(calls) {
-    if (!this.#journal || this.#journal.stopped) {
+    const journal = this.#writing;
+    if (!journal) {
       for (const call of calls) this.#execute(call);
       return;
     }
-    this.#journal.flush().then(() => {
-      if (this.#disposed) return;
+    journal.writeAhead().then((durable) => {
+      if (this.#disposed || this.#unloading) return;
       const running = new Set(this.status.running);
-      for (const call of calls) if (running.has(call.toolCallId)) this.#execute(call);
+      for (const call of calls) {
+        if (!running.has(call.toolCallId)) continue;
+        if (durable || call.idempotent) this.#execute(call);
+        else this.#settle(call.toolCallId, { error: `not run: the thread could not be saved (${journal.failure})` });
+      }
     });
   }
 
@@ -697,10 +891,26 @@ export class Runtime {
     if (this.#wanted) queueMicrotask(() => this.#disposed || this.#handOverIfIdle());
   }
 
+  // Write-ahead: with a store, the request goes out once the thread it carries is durable; when no
+  // write lands, it is not sent and the run fails (the turn ends run_error, the thread kept).
   #post({ runId }) {
+    const body = heapText(this.#driver.runInput());
+    const run = { runId, controller: new AbortController() };
+    this.#run = run;
+    const journal = this.#writing;
+    if (!journal) return this.#send(run, body);
+    journal.writeAhead().then((durable) => {
+      if (this.#run !== run || this.#disposed || this.#unloading) return;
+      if (durable) return this.#send(run, body);
+      this.#run = null;
+      const why = `not sent: the thread could not be saved (${journal.failure})`;
+      this.#carryOut(JSON.parse(this.#driver.transportFailed(runId, why)));
+    });
+  }
+
+  #send(run, body) {
     // The body goes out as the core wrote it; it is parsed only if someone
     // looks (lastInput, a 'request' change), once.
-    const body = heapText(this.#driver.runInput());
     let input;
     const request = {
       kind: 'request',
@@ -709,9 +919,7 @@ export class Runtime {
       },
     };
     this.#lastInput = request;
-    const controller = new AbortController();
-    const run = { runId, controller };
-    this.#run = run;
+    const { controller } = run;
     this.#emit(request);
     postRun({
       url: String(this.#options.url),
@@ -748,15 +956,20 @@ export class Runtime {
       onSettled: (outcome) => {
         if (this.#inflight.get(call.toolCallId) !== job) return; // aborted or superseded
         this.#inflight.delete(call.toolCallId);
-        if (this.#disposed) return;
-        const text =
-          'error' in outcome
-            ? this.#driver.submitError(call.toolCallId, outcome.error)
-            : this.#driver.submitResult(call.toolCallId, outcome.content);
-        const step = JSON.parse(text);
-        if (!step.error) this.#carryOut(step); // a refused late answer is dropped by design
+        this.#settle(call.toolCallId, outcome);
       },
     });
+  }
+
+  // A call's outcome ({content} or {error}) to the core.
+  #settle(toolCallId, outcome) {
+    if (this.#disposed || this.#unloading) return;
+    const text =
+      'error' in outcome
+        ? this.#driver.submitError(toolCallId, outcome.error)
+        : this.#driver.submitResult(toolCallId, outcome.content);
+    const step = JSON.parse(text);
+    if (!step.error) this.#carryOut(step); // a refused late answer is dropped by design
   }
 
   #cancelInflight(reason) {
@@ -820,7 +1033,7 @@ export async function createRuntime(options = {}) {
     throw new AguiError('invalid_argument', 'createRuntime(): options.tools must be an array of tool definitions');
   }
   const core = await loadCore({ wasm: options.wasm });
-  checkStore(options.persist);
+  checkStore('createRuntime()', options.persist);
   const tools = new ToolSet(core, options);
   let runtime = null;
   try {
@@ -840,15 +1053,19 @@ export async function createRuntime(options = {}) {
 // then loads what the store holds.
 async function openRuntime(core, tools, options) {
   if (options.persist !== undefined) {
-    const threadId = typeof options.thread?.threadId === 'string' ? options.thread.threadId : options.threadId;
-    options = { ...options, threadId: threadId ?? randomId() }; // (its lock is taken before the runtime exists)
+    const exportedId = options.thread?.threadId;
+    const threadId =
+      exportedId === undefined
+        ? newThreadId('createRuntime()', options.threadId)
+        : threadIdArgument('createRuntime(): options.thread.threadId', exportedId);
+    options = { ...options, threadId }; // (its lock is taken before the runtime exists)
   }
   const tabs = await claimThread(options);
-  // A follower imports nothing: the tab in charge has the thread.
-  const { thread, failure } = tabs?.role === 'follower' ? {} : await savedThread(options);
   let runtime;
   try {
-    runtime = new Runtime(core, tools, options, thread, failure, tabs);
+    // A follower imports nothing: the tab in charge has the thread.
+    const saved = tabs?.role === 'follower' ? {} : await savedThread(options);
+    runtime = constructRuntime(core, tools, options, saved, tabs);
   } catch (e) {
     tabs?.leadership?.close();
     throw e;
@@ -857,14 +1074,38 @@ async function openRuntime(core, tools, options) {
   return runtime;
 }
 
-function checkStore(store) {
-  if (store === undefined) return;
+// A thread the store holds that the core refuses to import (a message without an id, another
+// version's export) is reported as a record that cannot be read: the runtime opens in memory on a
+// new thread under that id and never writes over the record. (Opened again without it: a refusal
+// that comes from the options, not the thread, is thrown as it was.)
+function constructRuntime(core, tools, options, { thread, failure, stored }, tabs) {
+  try {
+    return new Runtime(core, tools, options, thread, failure, tabs);
+  } catch (e) {
+    if (!stored) throw e;
+    return new Runtime(core, tools, options, undefined, unimportable(options, e), tabs);
+  }
+}
+
+const unimportable = ({ persist, threadId }, e) =>
+  `loading thread '${threadId}' failed: ${storeName(persist)} holds a record for it that cannot be imported ` +
+  `(${describeSafely(e)}); it is left as it is, and this runtime works in memory`;
+
+/** A new thread's id: `threadId` when given (checked), else a fresh one. */
+function newThreadId(where, threadId) {
+  return threadId === undefined ? randomId() : threadIdArgument(`${where}: options.threadId`, threadId);
+}
+
+/** `store` (options.persist of `where`) when it is one, else an invalid_argument AguiError; undefined: none. */
+function checkStore(where, store) {
+  if (store === undefined) return store;
   if (!store || typeof store.load !== 'function' || typeof store.save !== 'function') {
     throw new AguiError(
       'invalid_argument',
-      'createRuntime(): options.persist must be a thread store (an object with load() and save(); see memoryStore(), indexedDbStore())',
+      `${where}: options.persist must be a thread store (an object with load() and save(); see memoryStore(), indexedDbStore()), not ${kindOf(store)}`,
     );
   }
+  return store;
 }
 
 // Whether another tab may hold the thread: then {leadership, role} once this runtime took the
@@ -873,13 +1114,39 @@ async function claimThread({ persist: store, threadId }) {
   if (store === undefined || typeof store.scope !== 'string') return null;
   const reason = uncoordinated();
   if (reason) return { reason: `thread '${threadId}' is not coordinated with other tabs: ${reason}` };
-  const leadership = new Leadership(store.scope, stringArgument('createRuntime(): options.threadId', threadId));
-  return { leadership, role: await leadership.start() };
+  const leadership = new Leadership(store.scope, threadId);
+  const role = await leadership.start();
+  if (role !== 'alone') return { leadership, role };
+  leadership.close(); // (the browser refused the lock or the channel: this tab is on its own)
+  return { reason: `thread '${threadId}' is not coordinated with other tabs: ${leadership.refusal}` };
 }
 
-// The thread to open: options.thread, else what options.persist holds for options.threadId.
+// The thread to open: options.thread, else what options.persist holds for options.threadId
+// (`stored`: it came from the store). With both, the store is the truth for a stored thread: an
+// export cannot know what happened after it was taken (an approved call may have run since), so
+// one that differs from what the store holds is refused, and one the same as it simply opened.
 async function savedThread(options) {
-  const { persist: store, threadId, thread } = options;
-  if (store === undefined || thread !== undefined || threadId === undefined) return { thread };
-  return loadThread(store, stringArgument('createRuntime(): options.threadId', threadId));
+  const { persist: store, threadId, thread, saveTimeoutMs } = options;
+  if (store === undefined) return { thread };
+  const saved = await loadThread(store, threadId, saveTimeoutMs);
+  if (thread === undefined) return { ...saved, stored: saved.thread !== null };
+  // (A record that cannot be read is left as it is: the export is opened in memory.)
+  if (saved.thread === null || sameJson(saved.thread, thread)) return { thread, failure: saved.failure };
+  throw new AguiError(
+    'invalid_argument',
+    `createRuntime(): options.thread: ${storeName(store)} (options.persist) already holds thread '${threadId}', ` +
+      'further along or apart from this export, and the store is the truth for a stored thread (importing an older export ' +
+      `could run an approved call again): open the stored one with createRuntime({ persist, threadId: '${threadId}' }) ` +
+      'and no thread, or delete it from the store first',
+  );
+}
+
+/** Whether two JSON values are equal, key order aside (a store may keep an object's keys in its own order). */
+function sameJson(a, b) {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && sameJson(a[key], b[key]));
 }

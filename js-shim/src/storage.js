@@ -4,7 +4,7 @@
 // for node and tests, indexedDbStore() for a browser, on the plain IndexedDB API.
 // Each keeps a thread as its last export and the change records appended since,
 // which load() folds into the export they make (journal.js: applyChange).
-import { AguiError, describeSafely } from './errors.js';
+import { AguiError, describeSafely, kindOf, threadIdArgument } from './errors.js';
 import { applyChange } from './journal.js';
 
 /** The record format this version writes and reads; a larger one is from a newer version. */
@@ -19,13 +19,6 @@ const STORAGE_CODE = 'storage_failed';
 const quote = (value) => JSON.stringify(String(value));
 const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** "null", "an array", "a string": what a value is, for a message. */
-function kindOf(value) {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return value === undefined ? 'missing' : `a ${typeof value}`;
-}
-
 /** A storage fault naming where (store and method), the thread and its record, and what was wrong. */
 function storageError(where, threadId, what) {
   if (threadId === undefined) return new AguiError(STORAGE_CODE, `${where}: the ${OBJECT_STORE} records ${what}`);
@@ -33,10 +26,7 @@ function storageError(where, threadId, what) {
   return new AguiError(STORAGE_CODE, `${where}: thread ${quote(threadId)} (record ${record}) ${what}`);
 }
 
-function checkThreadId(where, threadId) {
-  if (typeof threadId === 'string' && threadId !== '') return threadId;
-  throw new AguiError('invalid_argument', `${where}: threadId must be a non-empty string, not ${kindOf(threadId)}`);
-}
+const checkThreadId = (where, threadId) => threadIdArgument(`${where}: threadId`, threadId);
 
 function newRecord(where, threadId, snapshot, updatedAt) {
   if (!isObject(snapshot))
@@ -73,6 +63,16 @@ function recordProblem(record, threadId) {
   return null;
 }
 
+const changeName = (threadId, entry) => `change record ${CHANGES}[[${quote(threadId)}, ${describeSafely(entry?.seq)}]]`;
+
+/** What a newer version wrote among a thread's record and change records (never destroyed), or null. */
+function newerRecord(threadId, record, changes) {
+  const newer = record === undefined ? null : recordProblem(record, threadId)?.newer;
+  if (newer) return newer;
+  const entry = changes.find((c) => c?.format > RECORD_FORMAT);
+  return entry ? `has a ${changeName(threadId, entry)} written by a newer version` : null;
+}
+
 /**
  * The thread a stored record and its change records make (a new object), or the fault that
  * refuses them, naming the record.
@@ -83,7 +83,7 @@ function readSnapshot(where, threadId, record, changes = []) {
   if (problem) throw storageError(where, threadId, `${problem.corrupt}; save() replaces it`);
   let snapshot = record.snapshot;
   for (const entry of changes) {
-    const named = `change record ${CHANGES}[[${quote(threadId)}, ${describeSafely(entry?.seq)}]]`;
+    const named = changeName(threadId, entry);
     if (entry?.format > RECORD_FORMAT)
       throw storageError(where, threadId, `has a ${named} written by a newer version; it is left as it is`);
     try {
@@ -135,6 +135,7 @@ export function memoryStore() {
     }
   };
   return {
+    label: 'memoryStore()', // (how messages name it)
     async load(threadId) {
       const id = checkThreadId(where('load'), threadId);
       if (!records.has(id)) return null;
@@ -155,6 +156,7 @@ export function memoryStore() {
     async list() {
       return summarize([...records].map(([id, record]) => [id, record, changes.get(id)?.at(-1)]));
     },
+    // (Nothing a newer version wrote can be here: this page's memory holds only what it saved.)
     async delete(threadId) {
       const id = checkThreadId(where('delete'), threadId);
       records.delete(id);
@@ -302,6 +304,7 @@ export function indexedDbStore({ name = 'agui-client-tools' } = {}) {
     // Every tab of the origin sees this database: its runtimes agree on one tab in charge of each
     // thread (leadership.js). A store of your own shared by tabs names its storage the same way.
     scope: `indexeddb:${name}`,
+    label,
     async load(threadId) {
       const id = checkThreadId(where('load'), threadId);
       const found = await transact(open, where('load'), id, 'readonly', ({ threads, changes }, outcome) => {
@@ -358,9 +361,15 @@ export function indexedDbStore({ name = 'agui-client-tools' } = {}) {
     },
     async delete(threadId) {
       const id = checkThreadId(where('delete'), threadId);
-      await transact(open, where('delete'), id, 'readwrite', ({ threads, changes }) => {
-        threads.delete(id);
-        changes.delete(changesOf(id));
+      await transact(open, where('delete'), id, 'readwrite', ({ threads, changes }, outcome, refuse) => {
+        const get = threads.get(id);
+        const after = changes.getAll(changesOf(id));
+        after.onsuccess = () => {
+          const newer = newerRecord(id, get.result, after.result);
+          if (newer) return refuse(storageError(where('delete'), id, `${newer}; it is not deleted`));
+          threads.delete(id);
+          changes.delete(changesOf(id));
+        };
       });
     },
   };

@@ -1,10 +1,11 @@
 // The package from a plain <script type="module">, no bundler: the page imports
-// js-shim/dist/index.js (what ships: minified, with its chunks) as served, the core fetches dist/agui_core.wasm itself,
-// and a turn runs against the demo agent in Debian's Chromium.
+// js-shim/dist/index.js (what ships: minified, with its chunks) as served, under a folder of another name
+// than dist/ (/vendor/agui/, as a site copies a package's files): the core fetches the .wasm beside
+// the module itself, and a turn runs against the demo agent in Debian's Chromium.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchChromium } from './chromium.mjs';
-import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +19,7 @@ const patterns = { letters: '^\\p{L}+$', price: '(?<=\\$)\\d+$', invalidWithU: '
 
 const page = `<!doctype html><meta charset="utf-8"><title>plain module</title>
 <script type="module">
-  import { createRuntime, browserTools } from '/dist/index.js';
+  import { createRuntime, browserTools } from '/vendor/agui/index.js';
   const patterns = ${JSON.stringify(patterns)};
   const schema = (properties) => ({ type: 'object', properties });
   try {
@@ -52,7 +53,8 @@ test(
     const dir = await mkdtemp(join(tmpdir(), 'agui-plain-'));
     after(() => rm(dir, { recursive: true, force: true }));
     await writeFile(join(dir, 'plain.html'), page);
-    const server = await startDemoServer({ port: 0, staticRoot: [dir, join(root, 'js-shim')], delayMs: 0 });
+    await cp(join(root, 'js-shim', 'dist'), join(dir, 'vendor', 'agui'), { recursive: true });
+    const server = await startDemoServer({ port: 0, staticRoot: dir, delayMs: 0 });
     after(() => server.close());
     const browser = await launchChromium();
     after(() => browser.close());
@@ -70,7 +72,7 @@ test(
     assert.equal(outcome.result.reason, 'done');
     assert.deepEqual(outcome.tools, ['get_current_location']);
     assert.match(outcome.text, /30\.27/, 'the agent used the coordinates the browser gave');
-    assert.ok(fetched.includes('/dist/agui_core.wasm'), 'the core fetched its .wasm beside the module');
+    assert.ok(fetched.includes('/vendor/agui/agui_core.wasm'), 'the core fetched its .wasm beside the module');
     // \p{L} and lookbehind compile; "\-" is an invalid escape with "u", in Chromium's words.
     assert.deepEqual(outcome.registered, ['get_current_location', 'greet']);
     assert.equal(outcome.refused?.code, 'invalid_schema');

@@ -2,7 +2,9 @@
 // user builds it (its own package.json, the package by name, `vite build`), in StrictMode.
 // A full tool round, an approval answered, StrictMode's double mount registering the client tool
 // once and running each call once, a text delta re-rendering only its message, and a server
-// tool's card drawing its arguments as they stream.
+// tool's card drawing its arguments as they stream. With `?thread=` the app keeps its thread in
+// IndexedDB: StrictMode leaves one runtime, in charge and persisting; a reload and a route change
+// keep a pending approval; two tabs show their roles (useRole) and answer with promises.
 // Needs: cd demo-page && npm ci; cd demo-page/react-app && npm ci (tests/run.sh does both).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,14 +37,34 @@ before(async () => {
 });
 after(() => harness?.close());
 
-/** A fresh context on the app, nothing let out of the local server; `check()` asserts the page stayed clean. */
-async function openApp() {
+/**
+ * A fresh context on the app, nothing let out of the local server; `check()` asserts the page stayed
+ * clean. With `thread`, the page is reopened on `?thread=<thread>` (kept in IndexedDB); `tab()`
+ * opens another tab of the context there, and every page counts its Web Lock requests.
+ */
+async function openApp({ thread } = {}) {
   const { page, context, blocked, errors, consoleErrors } = await harness.open({
     permissions: ['geolocation'],
     geolocation: AUSTIN,
   });
+  const url = `${harness.url}/?thread=${thread}`;
+  if (thread) {
+    await context.addInitScript(() => {
+      const { locks } = navigator;
+      const request = locks.request.bind(locks);
+      window.__lockRequests = [];
+      locks.request = (name, ...rest) => (window.__lockRequests.push(name), request(name, ...rest));
+    });
+    await reopen(page, url);
+  }
   return {
     page,
+    async tab() {
+      const other = await context.newPage();
+      other.on('pageerror', (e) => errors.push(String(e?.message ?? e)));
+      await reopen(other, url);
+      return other;
+    },
     async check() {
       await context.close();
       assert.deepEqual(blocked, [], 'no request left the local server');
@@ -73,6 +95,12 @@ async function answered(page, users, pattern) {
     [users, pattern.source],
     { timeout: 30_000 },
   );
+}
+
+/** Opens (or reloads, with no url) the app and waits until its runtime is ready. */
+async function reopen(page, url) {
+  await (url ? page.goto(url) : page.reload());
+  await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
 }
 
 const cards = (page) =>
@@ -197,3 +225,145 @@ test('a server tool card draws its arguments as they stream', { timeout: 90_000 
   await screenshot(page, 'react-server-tool-cards');
   await check();
 });
+
+/** The thread's Web Lock: the requests this page made for it, and who holds and waits for it. */
+const threadLock = (page, thread) =>
+  page.evaluate(async (name) => {
+    const mine = (l) => l.name.endsWith(`:${name}`);
+    const { held, pending } = await navigator.locks.query();
+    return {
+      requests: window.__lockRequests.filter((n) => n.endsWith(`:${name}`)).length,
+      held: held.filter(mine).length,
+      pending: pending.filter(mine).length,
+    };
+  }, thread);
+const role = (page) => page.getAttribute('main', 'data-role');
+const storageFailures = (page) => page.evaluate(() => window.__aguiDemo.storageFailures);
+
+test(
+  'StrictMode with indexedDbStore(): one runtime is made and in charge, and a turn with a tool call is back after a reload',
+  { timeout: 90_000 },
+  async () => {
+    const { page, check } = await openApp({ thread: 'strict-tool-round' });
+    for (const load of ['first load', 'reload']) {
+      assert.equal((await probe(page)).mounts, 2, `${load}: StrictMode mounted twice (a development build)`);
+      // One runtime asked for the thread's lock, holds it, and nobody waits for it.
+      assert.deepEqual(await threadLock(page, 'strict-tool-round'), { requests: 1, held: 1, pending: 0 }, load);
+      assert.equal(await role(page), 'leader', load);
+      if (load === 'reload') break;
+      await answered(page, await send(page, 'where am i'), /You are at 30\.27470, -97\.74040/);
+      await reopen(page);
+    }
+    // The thread is back: the call with its result, the answer, and nothing ran again.
+    const [card] = await cards(page);
+    assert.deepEqual([card.name, card.state], ['get_current_location', 'done']);
+    assert.match(await page.textContent('.tool-card .result'), /"latitude":30\.2747/);
+    assert.match(await page.textContent('.msg-assistant:last-child .text'), /You are at 30\.27470/);
+    assert.deepEqual((await probe(page)).toolRuns, {}, 'the reloaded page ran nothing');
+    assert.deepEqual(await storageFailures(page), []);
+    await check();
+  },
+);
+
+test(
+  'StrictMode with indexedDbStore(): a pending approval is back after a reload, and answered once',
+  { timeout: 90_000 },
+  async () => {
+    const { page, check } = await openApp({ thread: 'strict-approval' });
+    const users = await send(page, 'delete the old permits');
+    await page.waitForSelector('.approval button.approve', { timeout: 30_000 });
+    const id = await page.getAttribute('.approval', 'data-tool-call-id');
+    await reopen(page);
+    await page.waitForSelector(`.approval[data-tool-call-id="${id}"]`, { timeout: 10_000 });
+    await page.click('.approval button.approve');
+    await answered(page, users, /You approved/);
+    const results = await page.$$eval('.tool-card .result', (all) => all.map((r) => r.textContent));
+    assert.equal(results.length, 1, 'one answer');
+    assert.match(results[0], /"decision":"approved"/);
+    assert.deepEqual(await storageFailures(page), []);
+    await check();
+  },
+);
+
+test(
+  'a route change that unmounts <AgentProvider> keeps the pending approval: back on the chat, it is answered',
+  { timeout: 90_000 },
+  async () => {
+    const { page, check } = await openApp({ thread: 'route-change' });
+    const users = await send(page, 'delete the old permits');
+    await page.waitForSelector('.approval button.approve', { timeout: 30_000 });
+    const id = await page.getAttribute('.approval', 'data-tool-call-id');
+    await page.click('#nav-about');
+    await page.waitForSelector('#about');
+    assert.equal(await page.$('main'), null, 'the provider is unmounted');
+    await page.click('#nav-chat');
+    await page.waitForSelector('main[data-ready="true"]', { timeout: 30_000 });
+    await page.waitForSelector(`.approval[data-tool-call-id="${id}"]`, { timeout: 10_000 });
+    await page.click('.approval button.approve');
+    await answered(page, users, /You approved/);
+    assert.match(await page.textContent('.tool-card .result'), /"decision":"approved"/);
+    await check();
+  },
+);
+
+test('useRole() re-renders as charge of the thread moves between two tabs', { timeout: 90_000 }, async () => {
+  const { page: first, tab, check } = await openApp({ thread: 'roles' });
+  assert.equal(await role(first), 'leader');
+  // Pages of a headless browser all have focus: the second asks for charge as it opens, and the
+  // first, idle, hands the thread over.
+  const second = await tab();
+  const roles = async (want) =>
+    Promise.all([first, second].map((p, i) => p.waitForSelector(`main[data-role="${want[i]}"]`, { timeout: 10_000 })));
+  await roles(['follower', 'leader']);
+  await first.evaluate(() => window.dispatchEvent(new Event('focus')));
+  await roles(['leader', 'follower']);
+  await second.close();
+  await check();
+});
+
+test(
+  "the hooks' answers are promises in every role: a refusal rejects, a follower's send and approve settle once done",
+  { timeout: 90_000 },
+  async () => {
+    const { page: first, tab, check } = await openApp({ thread: 'answers' });
+    const second = await tab();
+    await second.waitForSelector('main[data-role="leader"]', { timeout: 10_000 });
+    await first.waitForSelector('main[data-role="follower"]', { timeout: 10_000 });
+    // A refused answer, in the tab in charge and in the follower: a rejected promise, never a throw.
+    const refuse = (page) =>
+      page.evaluate(async () => {
+        const { approvals } = window.__aguiDemo;
+        const outcomes = [
+          approvals.approve('no-such-call'),
+          approvals.reject('no-such-call', 'no'),
+          window.__aguiDemo.send(undefined),
+        ];
+        return Promise.all(
+          outcomes.map((p) =>
+            p instanceof Promise
+              ? p.then(
+                  () => 'resolved',
+                  (e) => e.code,
+                )
+              : 'not a promise',
+          ),
+        );
+      });
+    assert.deepEqual(await refuse(second), ['unknown_tool_call', 'unknown_tool_call', 'invalid_argument']);
+    assert.deepEqual(await refuse(first), ['unknown_tool_call', 'unknown_tool_call', 'invalid_argument']);
+    // The follower sends and approves; its promises settle once the tab in charge has done it.
+    const turn = first.evaluate(() => window.__aguiDemo.send('delete the old permits').then((r) => r.reason));
+    await first.waitForSelector('.approval button.approve', { timeout: 30_000 });
+    const id = await first.getAttribute('.approval', 'data-tool-call-id');
+    const approved = await first.evaluate(
+      (call) => window.__aguiDemo.approvals.approve(call).then((value) => ({ value })),
+      id,
+    );
+    assert.deepEqual(approved, { value: undefined });
+    assert.equal(await turn, 'done');
+    await answered(first, 1, /You approved/);
+    assert.equal(await first.$('.refused'), null, 'no refusal shown');
+    await second.close();
+    await check();
+  },
+);

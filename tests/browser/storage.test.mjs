@@ -190,6 +190,46 @@ test('a record written by a newer version is refused by load and by save, and le
   await tab.close();
 });
 
+test('delete refuses a record, or a change record, written by a newer version, and leaves it as it was', async () => {
+  const tab = await openPage();
+  const newer = { format: 2, threadId: 't-new', updatedAt: 1, snapshot: { fromTheFuture: true } };
+  const out = await tab.evaluate(
+    async ({ record, saved }) => {
+      await window.raw.put('newer-delete', 't-new', record);
+      const store = window.storage.indexedDbStore({ name: 'newer-delete' });
+      const deleted = await window.outcome(store.delete('t-new'));
+      await store.save('t', saved);
+      const change = { format: 9, threadId: 't', seq: 1, change: {} };
+      await window.raw.putChange('newer-delete', ['t', 1], change);
+      const deletedChange = await window.outcome(store.delete('t'));
+      return {
+        deleted: deleted.error,
+        deletedChange: deletedChange.error,
+        after: await window.raw.get('newer-delete', 't-new'),
+        changes: await window.raw.changes('newer-delete'),
+        kept: await window.raw.get('newer-delete', 't'),
+      };
+    },
+    { record: newer, saved: snapshot('t') },
+  );
+  assert.deepEqual(out.deleted, {
+    name: 'AguiError',
+    code: 'storage_failed',
+    message:
+      'indexedDbStore("newer-delete").delete(): thread "t-new" (record threads["t-new"]) was written by a newer ' +
+      'version (format 2; this version reads format 1); it is not deleted',
+  });
+  assert.equal(
+    out.deletedChange.message,
+    'indexedDbStore("newer-delete").delete(): thread "t" (record threads["t"]) has a change record ' +
+      'changes[["t", 1]] written by a newer version; it is not deleted',
+  );
+  assert.deepEqual(out.after, newer, 'the newer record is untouched');
+  assert.equal(out.changes.length, 1, 'the newer change record is untouched');
+  assert.deepEqual(out.kept.snapshot, snapshot('t'), 'and so is the record it follows');
+  await tab.close();
+});
+
 test('a corrupted record is refused by load, naming what is wrong, and save replaces it', async () => {
   const tab = await openPage();
   const out = await tab.evaluate(async (replacement) => {

@@ -51,6 +51,20 @@ TEST(RoundDriver, EachRunGetsAFreshRunId) {
   EXPECT_NE(h.run_id(), first);
 }
 
+TEST(RoundDriver, AnIdempotentToolsCallSaysSoInItsExecuteEntry) {
+  auto registry = test::sample_registry();
+  ToolSpec ping;
+  ping.name = "ping";
+  ping.description = "Pings.";
+  ping.idempotent = true;  // (the shim may start it though its start is not durable)
+  ASSERT_FALSE(registry->add(std::move(ping)).has_value());
+  test::Harness h(registry, {});
+  h.last_step = h.driver.send("ping");
+  const json step = h.play_call("c1", "ping", "");
+  ASSERT_EQ(step["execute"].size(), 1u);
+  EXPECT_EQ(step["execute"][0]["idempotent"], true);
+}
+
 TEST(RoundDriver, TextOnlyTurnEndsDone) {
   Harness h;
   h.last_step = h.driver.send("hi");
@@ -71,6 +85,7 @@ TEST(RoundDriver, OneToolRoundTrip) {
   EXPECT_EQ(step["execute"][0]["name"], "get_weather");
   EXPECT_EQ(step["execute"][0]["args"], (json{{"city", "Paris"}}));
   EXPECT_EQ(step["execute"][0]["timeoutMs"], 30000);
+  EXPECT_FALSE(step["execute"][0].contains("idempotent"));  // (only a tool marked so says it)
   EXPECT_FALSE(step.contains("run"));
   EXPECT_EQ(h.driver.status()["running"], json::array({"c1"}));
 

@@ -225,7 +225,8 @@ TEST(ToolSpecFromJson, ReadsEveryKey) {
     "name": "delete_file", "description": "Deletes a file.",
     "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
     "defaultEnabled": false, "requiresApproval": true, "destructive": true,
-    "confirm": "Delete it?", "summary": "Delete file", "category": "files", "timeoutMs": 5000})");
+    "confirm": "Delete it?", "summary": "Delete file", "category": "files", "timeoutMs": 5000,
+    "idempotent": true})");
   EXPECT_EQ(s.name, "delete_file");
   EXPECT_EQ(s.description, "Deletes a file.");
   EXPECT_EQ(s.parameters["properties"]["path"]["type"], "string");
@@ -236,6 +237,7 @@ TEST(ToolSpecFromJson, ReadsEveryKey) {
   EXPECT_EQ(s.summary, "Delete file");
   EXPECT_EQ(s.category, "files");
   EXPECT_EQ(s.timeout_ms, 5000);
+  EXPECT_TRUE(s.idempotent);
 }
 
 TEST(ToolSpecFromJson, DefaultsForAbsentAndNullKeys) {
@@ -244,6 +246,7 @@ TEST(ToolSpecFromJson, DefaultsForAbsentAndNullKeys) {
   EXPECT_TRUE(s.default_enabled);
   EXPECT_FALSE(s.requires_approval);
   EXPECT_FALSE(s.destructive);
+  EXPECT_FALSE(s.idempotent);
   EXPECT_TRUE(s.summary.empty());
   EXPECT_FALSE(s.timeout_ms.has_value());
   s = parsed(R"({"name": "t", "description": "d", "parameters": null, "defaultEnabled": null,
@@ -500,11 +503,11 @@ TEST(ToolRegistryList, EveryToolWithItsFlags) {
   EXPECT_EQ(registry.list(), json::parse(R"([
     {"name":"delete_note","description":"Deletes a note.","summary":"Delete note",
      "category":"notes","enabled":false,"defaultEnabled":false,"requiresApproval":false,
-     "destructive":true,"needsApproval":true,"confirm":"Delete?","timeoutMs":2000},
+     "destructive":true,"idempotent":false,"needsApproval":true,"confirm":"Delete?","timeoutMs":2000},
     {"name":"send_mail","description":"Sends mail.","summary":"Mail","enabled":true,
-     "defaultEnabled":true,"requiresApproval":true,"destructive":false,"needsApproval":true},
+     "defaultEnabled":true,"requiresApproval":true,"destructive":false,"idempotent":false,"needsApproval":true},
     {"name":"ping","description":"Pings.","summary":"Ping","enabled":true,"defaultEnabled":true,
-     "requiresApproval":false,"destructive":false,"needsApproval":false}])"));
+     "requiresApproval":false,"destructive":false,"idempotent":false,"needsApproval":false}])"));
 }
 
 TEST(ToolRegistryEndToEnd, FromJsonThenAdd) {

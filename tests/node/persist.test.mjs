@@ -16,6 +16,7 @@ import {
   toolMessages,
   assertEveryCallAnsweredOnce,
   assertErrorResult,
+  within,
 } from './helpers.mjs';
 
 const URL_ = 'http://agent.test/run';
@@ -287,3 +288,172 @@ test('a store without a scope (this page only) and a runtime without a store say
     assert.deepEqual(log.of('role_changed'), []);
   }
 });
+
+// ------------------------------------------------------------ the store is the truth (issue 32 §5, §6)
+
+/** Resolves once `store` (memoryStore()) holds `runtime`'s thread as the runtime has it now. */
+async function landed(store, runtime) {
+  for (let waited = 0; ; waited += 10) {
+    const stored = await store.load(runtime.threadId);
+    if (JSON.stringify(stored?.messages) === JSON.stringify(runtime.messages)) return stored;
+    assert.ok(waited < 5000, 'the last write landed within 5 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test(
+  'an older export passed with a store that holds the thread further along is refused: nothing runs again',
+  T,
+  async (t) => {
+    const { createRuntime, AguiError, memoryStore } = await import('agui-client-tools');
+    const store = memoryStore();
+    const runs = [];
+    const del = {
+      name: 'delete_file',
+      description: 'd',
+      parameters: { type: 'object' },
+      requiresApproval: true,
+      handler: () => runs.push('deleted') && 'ok',
+    };
+    const { fetch } = scriptedFetch((input, n) => (n === 0 ? callEvents('c1', 'delete_file') : reply('deleted')));
+    const first = await open(t, { url: URL_, fetch, tools: [del], persist: store, threadId: 'th-old' });
+    const asked = nextChange(first, 'approval_requested');
+    first.send('delete');
+    await asked;
+    const old = JSON.parse(JSON.stringify(first.thread.export())); // taken while the approval is pending
+    first.approvals.approve('c1');
+    await nextChange(first, 'turn_ended');
+    const later = await landed(store, first);
+    first.dispose();
+
+    await assert.rejects(
+      createRuntime({ url: URL_, fetch, tools: [del], persist: store, thread: old }),
+      (e) =>
+        e instanceof AguiError &&
+        e.code === 'invalid_argument' &&
+        e.message.startsWith(
+          "createRuntime(): options.thread: memoryStore() (options.persist) already holds thread 'th-old'",
+        ) &&
+        e.message.includes("open the stored one with createRuntime({ persist, threadId: 'th-old' }) and no thread"),
+    );
+    await new Promise((r) => setTimeout(r, 30));
+    assert.deepEqual(runs, ['deleted'], 'the approved call did not run again');
+    assert.deepEqual(await store.load('th-old'), later, 'the store keeps its later messages');
+
+    // The export the store holds itself is simply opened, and so is one the store has not seen.
+    const same = await open(t, { url: URL_, fetch, tools: [del], persist: store, thread: later });
+    assert.deepEqual(same.messages, later.messages);
+    same.dispose();
+    const fresh = await open(t, { url: URL_, fetch, persist: store, thread: { ...old, threadId: 'th-unseen' } });
+    assert.deepEqual(
+      fresh.approvals.pending().map((a) => a.toolCallId),
+      ['c1'],
+    );
+  },
+);
+
+// What a store may hold that the core cannot import, each as the store's load() gives it.
+const UNIMPORTABLE = [
+  ['a load() that resolves {}', () => ({}), /thread import: not an exported thread/],
+  [
+    'a version-2 export',
+    (threadId) => ({ format: 'agui-client-tools/thread', version: 2, threadId, messages: [] }),
+    /thread import: unsupported version/,
+  ],
+];
+
+for (const [what, held, cause] of UNIMPORTABLE) {
+  test(
+    `${what}: createRuntime() resolves, storage_failed names the store and thread, and the record is left`,
+    T,
+    async (t) => {
+      const store = mapStore();
+      store.records.set('th-bad', held('th-bad'));
+      const before = structuredClone(store.records.get('th-bad'));
+      const { fetch } = scriptedFetch(() => reply('hello'));
+      const runtime = await open(t, { url: URL_, fetch, persist: store, threadId: 'th-bad' });
+      const failed = await nextChange(runtime, 'storage_failed');
+      assert.equal(failed.threadId, 'th-bad');
+      assert.match(
+        failed.message,
+        /^loading thread 'th-bad' failed: options\.persist holds a record for it that cannot be imported \(/,
+      );
+      assert.match(failed.message, cause);
+      assert.match(failed.message, /it is left as it is, and this runtime works in memory$/);
+      assert.equal(runtime.threadId, 'th-bad');
+      assert.equal((await runtime.send('hi')).reason, 'done', 'it works in memory');
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(store.saves, 0, 'nothing written over the record');
+      assert.deepEqual(store.records.get('th-bad'), before);
+    },
+  );
+}
+
+test('a change record that folds but does not import (a tail message without an id) blocks nothing', T, async (t) => {
+  const { memoryStore } = await import('agui-client-tools');
+  const store = memoryStore();
+  const exported = { format: 'agui-client-tools/thread', version: 1, threadId: 'th-fold', messages: [] };
+  await store.save('th-fold', exported);
+  const tail = [
+    { id: 'm0', role: 'user', content: 'kept' },
+    { role: 'user', content: 'no id' },
+  ];
+  const change = {
+    format: 'agui-client-tools/thread-change',
+    version: 1,
+    messages: { from: 0, count: 2, edited: [], tail },
+  };
+  await store.append('th-fold', change);
+  const held = await store.load('th-fold');
+  const { fetch } = scriptedFetch(() => reply('hello'));
+  const runtime = await open(t, { url: URL_, fetch, persist: store, threadId: 'th-fold' });
+  const failed = await nextChange(runtime, 'storage_failed');
+  assert.equal(
+    failed.message,
+    "loading thread 'th-fold' failed: memoryStore() holds a record for it that cannot be imported " +
+      "(thread import: message 1 needs a string 'id'); it is left as it is, and this runtime works in memory",
+  );
+  assert.equal((await runtime.send('hi')).reason, 'done');
+  runtime.dispose(); // (its last write would land now: the journal is stopped)
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(await store.load('th-fold'), held, 'the record and its change record are as they were');
+});
+
+test('a stored export whose threadId is another thread is corruption: reported, not adopted', T, async (t) => {
+  const store = mapStore();
+  store.records.set('th-mine', { format: 'agui-client-tools/thread', version: 1, threadId: 'th-theirs', messages: [] });
+  const { fetch } = scriptedFetch(() => reply('hello'));
+  const runtime = await open(t, { url: URL_, fetch, persist: store, threadId: 'th-mine' });
+  const failed = await nextChange(runtime, 'storage_failed');
+  assert.equal(runtime.threadId, 'th-mine');
+  assert.match(
+    failed.message,
+    /^loading thread 'th-mine' failed: options\.persist holds for it a record of thread "th-theirs": corrupted, so it is not adopted/,
+  );
+  assert.equal((await runtime.send('hi')).reason, 'done');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(store.saves, 0);
+  assert.equal(store.records.has('th-theirs'), false);
+});
+
+test(
+  'a load() that never settles counts as failed after saveTimeoutMs: createRuntime() resolves, in memory',
+  T,
+  async (t) => {
+    const store = mapStore();
+    store.load = () => new Promise(() => {}); // (hangs: a stuck remote store)
+    const { fetch } = scriptedFetch(() => reply('hello'));
+    const { createRuntime } = await import('agui-client-tools');
+    const opening = createRuntime({ url: URL_, fetch, persist: store, threadId: 'th-stuck', saveTimeoutMs: 30 });
+    const runtime = await within(opening, 2000, 'createRuntime()');
+    t.after(() => runtime.dispose());
+    const failed = await nextChange(runtime, 'storage_failed');
+    assert.equal(
+      failed.message,
+      "loading thread 'th-stuck' failed: options.persist: load() did not settle within 30 ms (saveTimeoutMs)",
+    );
+    assert.equal((await runtime.send('hi')).reason, 'done');
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(store.saves, 0, 'nothing written over what it could not read');
+  },
+);

@@ -368,3 +368,96 @@ test('options.headers reach the agent with every run, beside the content negotia
     assert.match(r.headers.accept, /text\/event-stream/);
   }
 });
+
+// ------------------------------------------------------------ thread ids and stores as arguments (issue 32 §12)
+
+const lonely = 'th-\ud800-x'; // a lone surrogate: saved under its U+FFFD form, it would never be found again
+
+test('every entry point refuses a thread id that is not a non-empty, well-formed string, naming it', T, async (t) => {
+  const { AguiError, memoryStore } = await import('agui-client-tools');
+  const refused = (where, kind) => (e) =>
+    e instanceof AguiError &&
+    e.code === 'invalid_argument' &&
+    e.message === `${where} must be a non-empty string, not ${kind}`;
+  const surrogate = (where) => (e) =>
+    e instanceof AguiError &&
+    e.code === 'invalid_argument' &&
+    e.message === `${where} must be well-formed text: "th-\\ud800-x" has a lone surrogate (U+D800) at index 3`;
+  const persist = memoryStore();
+  const rt = await open(t, { url: server.url('text'), persist });
+  for (const [id, kind] of [
+    [undefined, 'missing'],
+    [null, 'null'],
+    [{}, 'an object'],
+    ['', 'an empty string'],
+    [7, 'a number'],
+  ]) {
+    await assert.rejects(rt.openStoredThread(id), refused('openStoredThread(): threadId', kind));
+    if (id === undefined) continue; // (no threadId: a new thread)
+    const where = 'createRuntime(): options.threadId';
+    await assert.rejects(createRuntime({ url: server.url('text'), threadId: id }), refused(where, kind));
+    await assert.rejects(createRuntime({ url: server.url('text'), threadId: id, persist }), refused(where, kind));
+    assertAguiError(() => rt.openThread({ threadId: id, persist: undefined }), 'invalid_argument');
+  }
+  await assert.rejects(rt.openStoredThread(lonely), surrogate('openStoredThread(): threadId'));
+  await assert.rejects(
+    createRuntime({ url: server.url('text'), threadId: lonely, persist }),
+    surrogate('createRuntime(): options.threadId'),
+  );
+  assert.throws(
+    () => rt.openThread({ threadId: lonely, persist: undefined }),
+    surrogate('openThread(): options.threadId'),
+  );
+  await assert.rejects(persist.save(lonely, { messages: [] }), surrogate('memoryStore().save(): threadId'));
+  assert.deepEqual(await persist.list(), [], 'no thread was opened or stored under a refused id');
+  // A well-formed pair is an id like any other.
+  const paired = await rt.openStoredThread('th-😀');
+  t.after(() => paired.dispose());
+  assert.equal(paired.threadId, 'th-😀');
+});
+
+test(
+  'openThread() checks a persist store as createRuntime() does, and refuses an export to import into one',
+  T,
+  async (t) => {
+    const { AguiError, memoryStore } = await import('agui-client-tools');
+    const rt = await open(t, { url: server.url('text') });
+    for (const [persist, kind] of [
+      [{}, 'an object'],
+      [5, 'a number'],
+      [null, 'null'],
+    ]) {
+      const thrown = assertAguiError(() => rt.openThread({ persist }), 'invalid_argument');
+      assert.equal(
+        thrown.message,
+        'openThread(): options.persist must be a thread store (an object with load() and save(); ' +
+          `see memoryStore(), indexedDbStore()), not ${kind}`,
+      );
+      await assert.rejects(
+        createRuntime({ url: server.url('text'), persist }),
+        (e) => e instanceof AguiError && e.message === thrown.message.replace('openThread()', 'createRuntime()'),
+      );
+    }
+    // The store may hold that thread (then it is the truth): openThread() cannot know, being synchronous.
+    const exported = rt.thread.export();
+    assertAguiError(
+      () => rt.openThread({ persist: memoryStore(), thread: exported }),
+      'invalid_argument',
+      /^openThread\(\): a thread to import with persist: use createRuntime\(\{ persist, thread \}\), which first loads what the store holds for it$/,
+    );
+  },
+);
+
+test(
+  'thread.delete() after dispose() rejects with invalid_state, as a promise does, and never throws',
+  T,
+  async (t) => {
+    const { memoryStore } = await import('agui-client-tools');
+    const rt = await createRuntime({ url: server.url('text'), persist: memoryStore(), threadId: 'th-gone' });
+    rt.dispose();
+    let deleting;
+    assert.doesNotThrow(() => (deleting = rt.thread.delete()));
+    await assert.rejects(deleting, (e) => e.code === 'invalid_state' && /this runtime was disposed/.test(e.message));
+    await assert.rejects(rt.openStoredThread('th-gone'), (e) => e.code === 'invalid_state');
+  },
+);

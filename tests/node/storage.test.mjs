@@ -4,7 +4,7 @@
 // (tests/browser/storage.test.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { memoryStore, indexedDbStore, AguiError, ERROR_CODES } from 'agui-client-tools';
+import { memoryStore, indexedDbStore, applyChange, AguiError, ERROR_CODES } from 'agui-client-tools';
 
 const snapshot = (threadId, count = 1) => ({
   format: 'agui-client-tools/thread',
@@ -121,4 +121,27 @@ test('the browser entry exports the same stores as the node entry (one shared ch
   const browser = await import('../../js-shim/dist/index.js');
   assert.equal(browser.memoryStore, memoryStore);
   assert.equal(browser.indexedDbStore, indexedDbStore);
+});
+
+// ------------------------------------------------------------ folding change records (applyChange)
+
+const change = (messages) => ({ format: 'agui-client-tools/thread-change', version: 1, messages });
+
+test('applyChange refuses a negative from, which would drop messages from the end', () => {
+  const base = snapshot('t', 2);
+  assert.throws(
+    () => applyChange(base, change({ from: -1, count: 0, edited: [], tail: [{ id: 'x', role: 'user' }] })),
+    /its messages do not fit the thread's 2 \(from -1, count 0\)/,
+  );
+});
+
+test('applyChange folds a tail of 200,000 messages (no stack overflow), and a store loads it', async () => {
+  const tail = Array.from({ length: 200_000 }, (_, i) => ({ id: `n${i}`, role: 'user', content: 'x' }));
+  const folded = applyChange(snapshot('t', 1), change({ from: 1, count: 200_001, edited: [], tail }));
+  assert.equal(folded.messages.length, 200_001);
+  assert.equal(folded.messages[200_000].id, 'n199999');
+  const store = memoryStore();
+  await store.save('t', snapshot('t', 1));
+  await store.append('t', change({ from: 1, count: 200_001, edited: [], tail }));
+  assert.equal((await store.load('t')).messages.length, 200_001);
 });

@@ -2,7 +2,15 @@
 // approval card, an interrupt and a client tool, compiled with `tsc --noEmit`
 // (tests/node/types.test.mjs) to prove js-shim/react.d.ts.
 import { StrictMode, useState } from 'react';
-import { requestUserApproval, type Json, type Message, type ToolCallState } from 'agui-client-tools';
+import {
+  requestUserApproval,
+  type AguiError,
+  type Json,
+  type Message,
+  type TabRole,
+  type ToolCallState,
+  type TurnResult,
+} from 'agui-client-tools';
 import {
   AgentProvider,
   useAgent,
@@ -12,7 +20,9 @@ import {
   useInterrupts,
   useMessage,
   useMessages,
+  useRole,
   useRuntime,
+  useSend,
   useToolCall,
   type MessageEntry,
   type ToolCallView,
@@ -48,13 +58,17 @@ function Bubble({ id }: { id: string }) {
 
 function ApprovalCards() {
   const { pending, approve, reject } = useApprovals();
+  const [refused, setRefused] = useState<AguiError | null>(null);
+  // An answer is a promise in every role; a refusal rejects it.
+  const answer = (done: Promise<void>) => done.then(() => setRefused(null), setRefused);
   return (
     <>
+      {refused && <p role="alert">{refused.message}</p>}
       {pending.map((a) => (
         <div key={a.toolCallId}>
           {a.confirm ?? a.summary}
-          <button onClick={() => approve(a.toolCallId)}>Approve</button>
-          <button onClick={() => reject(a.toolCallId, 'not now')}>Reject</button>
+          <button onClick={() => answer(approve(a.toolCallId))}>Approve</button>
+          <button onClick={() => answer(reject(a.toolCallId, 'not now'))}>Reject</button>
         </div>
       ))}
     </>
@@ -68,8 +82,8 @@ function InterruptCards() {
       {pending.map((i) => (
         <div key={i.id}>
           {i.message ?? i.reason}
-          <button onClick={() => resolve(i.id, { confirmed: true })}>Yes</button>
-          <button onClick={() => cancel(i.id)}>No</button>
+          <button onClick={() => resolve(i.id, { confirmed: true }).catch(console.error)}>Yes</button>
+          <button onClick={() => void cancel(i.id).catch(console.error)}>No</button>
         </div>
       ))}
     </>
@@ -92,20 +106,24 @@ function Chat() {
   const runtime = useRuntime();
   const messages: readonly MessageEntry[] = useMessages();
   const status = useAgentStatus();
+  const role: TabRole | null = useRole();
+  const send = useSend();
+  const [turn, setTurn] = useState<TurnResult | null>(null);
+  const [error, setError] = useState<Error | null>(null);
+  const ask = () => send('Weather in Paris?').then(setTurn, setError);
   return (
-    <main>
+    <main data-role={role ?? 'loading'}>
       <Tools />
       {messages.map((m) => (
         <Bubble key={m.id} id={m.id} />
       ))}
       <ApprovalCards />
       <InterruptCards />
-      <button
-        disabled={!runtime || status?.phase === 'running'}
-        onClick={() => void runtime?.send('Weather in Paris?')}
-      >
+      <button disabled={!runtime || status?.phase === 'running'} onClick={ask}>
         Send
       </button>
+      {turn && <p>{turn.reason}</p>}
+      {error && <p role="alert">{error.message}</p>}
     </main>
   );
 }

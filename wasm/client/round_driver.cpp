@@ -609,7 +609,7 @@ void RoundDriver::start_handler(Call& call, const Tool& tool, Step& step) {
   changes_.call_status(call.id, call.name, CallState::kRunning);
   step.execute.push_back(Step::Execute{call.id, call.name, call.args,
                                        tool.spec.timeout_ms.value_or(options_.default_timeout_ms),
-                                       thread_.id()});
+                                       thread_.id(), tool.spec.idempotent});
 }
 
 Step RoundDriver::approve_step(std::string_view thread_id, std::string_view tool_call_id) {

@@ -16,6 +16,7 @@ json Step::to_json() && {
       entry["args"] = std::move(e.args);
       entry["timeoutMs"] = e.timeout_ms;
       entry["threadId"] = e.thread_id;
+      if (e.idempotent) entry["idempotent"] = true;
     }
   }
   if (done) {

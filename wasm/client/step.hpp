@@ -36,6 +36,7 @@ struct Step {
     json args;
     std::int64_t timeout_ms = 0;
     std::string thread_id;
+    bool idempotent = false;  // the tool's flag: the shim may start it without a durable record
   };
   struct Done {
     std::string reason;   // "done" | "round_limit" | "aborted" | "run_error" | "cancelled"

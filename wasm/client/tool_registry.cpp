@@ -95,9 +95,9 @@ const json& empty_object_schema() {
 
 // --- from_json ----------------------------------------------------------------
 
-constexpr std::array<std::string_view, 11> kKnownKeys = {
+constexpr std::array<std::string_view, 12> kKnownKeys = {
     "name",    "description", "parameters", "defaultEnabled", "requiresApproval", "destructive",
-    "confirm", "summary",     "category",   "timeoutMs",      "rejectedResult"};
+    "confirm", "summary",     "category",   "timeoutMs",      "rejectedResult",   "idempotent"};
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -210,13 +210,15 @@ std::variant<ToolSpec, Error> ToolSpec::from_json(const json& definition) {
                            "an object (a JSON Schema) or null for no parameters"))) {
         spec.parameters = value;
       }
-    } else if (key == "defaultEnabled" || key == "requiresApproval" || key == "destructive") {
+    } else if (key == "defaultEnabled" || key == "requiresApproval" || key == "destructive" ||
+               key == "idempotent") {
       if (!(error = expect(value.is_boolean() || value.is_null(), "a boolean")) &&
           !value.is_null()) {
         const bool flag = value.get<bool>();
         (key == "defaultEnabled"     ? spec.default_enabled
          : key == "requiresApproval" ? spec.requires_approval
-                                     : spec.destructive) = flag;
+         : key == "destructive"      ? spec.destructive
+                                     : spec.idempotent) = flag;
       }
     } else if (key == "confirm" || key == "summary" || key == "category") {
       if (!(error = expect(value.is_string() || value.is_null(), "a string")) && !value.is_null()) {
@@ -435,6 +437,7 @@ json ToolRegistry::list() const {
                   {"defaultEnabled", spec.default_enabled},
                   {"requiresApproval", spec.requires_approval},
                   {"destructive", spec.destructive},
+                  {"idempotent", spec.idempotent},
                   {"needsApproval", tool.needs_approval()}};
     if (!spec.category.empty()) entry["category"] = spec.category;
     if (!spec.confirm.empty()) entry["confirm"] = spec.confirm;

@@ -26,6 +26,9 @@ struct ToolSpec {
   bool default_enabled = true;
   bool requires_approval = false;
   bool destructive = false;
+  // Safe to run again (reading the location, copying a text): with a store that fails, its
+  // handler may start though its start is not durable (a reload could then run it again).
+  bool idempotent = false;
   std::string confirm;   // prompt shown on the approval card
   std::string summary;   // short display label
   std::string category;  // advisory grouping
@@ -40,8 +43,8 @@ struct ToolSpec {
 
   // Reads a definition as the JS side writes it (camelCase keys: name,
   // description, parameters, defaultEnabled, requiresApproval, destructive,
-  // confirm, summary, category, timeoutMs, rejectedResult). An unknown key or a value of the
-  // wrong type is an error naming the tool and the key.
+  // confirm, summary, category, timeoutMs, rejectedResult, idempotent). An unknown key or a value
+  // of the wrong type is an error naming the tool and the key.
   static std::variant<ToolSpec, Error> from_json(const json& definition);
 };
 

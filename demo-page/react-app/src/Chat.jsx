@@ -1,6 +1,14 @@
 // The chat: the message list, the approval cards, the composer, and the client tools.
 import { memo, useEffect, useState } from 'react';
-import { useAgentStatus, useApprovals, useMessage, useMessages, useRuntime } from 'agui-client-tools/react';
+import {
+  useAgentStatus,
+  useApprovals,
+  useMessage,
+  useMessages,
+  useRole,
+  useRuntime,
+  useSend,
+} from 'agui-client-tools/react';
 import { ToolCard } from './ToolCard.jsx';
 import { ClientTools } from './ClientTools.jsx';
 import { probe, useRenderCount } from './probe.js';
@@ -8,11 +16,13 @@ import { probe, useRenderCount } from './probe.js';
 export function Chat() {
   const runtime = useRuntime();
   const status = useAgentStatus();
+  const role = useRole(); // 'leader' | 'follower' | 'alone': which tab runs this thread's turns
   useEffect(() => {
     probe.runtime = runtime;
+    return runtime?.subscribe((c) => c.kind === 'storage_failed' && probe.storageFailures.push(c.message));
   }, [runtime]);
   return (
-    <main data-ready={runtime ? 'true' : 'false'} data-phase={status?.phase ?? 'loading'}>
+    <main data-ready={runtime ? 'true' : 'false'} data-phase={status?.phase ?? 'loading'} data-role={role ?? ''}>
       <h1>agui-client-tools · React</h1>
       {/* Mounted with the runtime there: StrictMode's double mount registers, unregisters, registers. */}
       {runtime && <ClientTools />}
@@ -48,32 +58,54 @@ const Message = memo(function Message({ id }) {
 });
 
 function ApprovalCards() {
-  const { pending, approve, reject } = useApprovals();
-  return pending.map((a) => (
+  const approvals = useApprovals();
+  const { pending, approve, reject } = (probe.approvals = approvals);
+  // An answer can be refused (the call was answered meanwhile, in this tab or another): say so.
+  const [refused, setRefused] = useState(null);
+  const answer = (promise) => promise.then(() => setRefused(null), setRefused);
+  const cards = pending.map((a) => (
     <section key={a.toolCallId} className="approval" data-tool-call-id={a.toolCallId}>
       <p>{a.confirm ?? `${a.summary}: ${a.args.action ?? ''}`}</p>
       {a.args.details && <p className="details">{a.args.details}</p>}
-      <button className="approve" onClick={() => approve(a.toolCallId)}>
+      <button className="approve" onClick={() => answer(approve(a.toolCallId))}>
         Approve
       </button>
-      <button className="reject" onClick={() => reject(a.toolCallId, 'the user said no')}>
+      <button className="reject" onClick={() => answer(reject(a.toolCallId, 'the user said no'))}>
         Reject
       </button>
     </section>
   ));
+  return (
+    <>
+      {refused && (
+        <p className="refused" role="alert">
+          {refused.message}
+        </p>
+      )}
+      {cards}
+    </>
+  );
 }
 
 function Composer() {
   const runtime = useRuntime();
+  const send = (probe.send = useSend());
   const [text, setText] = useState('');
+  const [error, setError] = useState(null); // why the last send was refused
   const submit = (event) => {
     event.preventDefault();
     if (!runtime || !text.trim()) return;
-    runtime.send(text);
+    setError(null);
+    send(text).catch(setError);
     setText('');
   };
   return (
     <form className="composer" onSubmit={submit}>
+      {error && (
+        <p className="send-error" role="alert">
+          {error.message}
+        </p>
+      )}
       <input id="input" value={text} onChange={(e) => setText(e.target.value)} placeholder="Try: where am i" />
       <button id="send" disabled={!runtime}>
         Send
