@@ -91,7 +91,8 @@ const page = `<!doctype html><meta charset="utf-8"><title>crash points</title>
     const last = runtime.messages.at(-1);
     return last?.role === 'assistant' && /^done after/.test(last.content ?? '');
   };
-  // Drives the thread to its end: waits out a restored turn, then sends whenever it is idle.
+  // Drives the thread to its end: waits out a restored turn, then sends whenever it is idle; then
+  // waits for the last write.
   window.drive = async () => {
     if (runtime.resumed) await runtime.resumed;
     for (let sends = 0, until = Date.now() + 20_000; !finished() && sends < 12 && Date.now() < until; ) {
@@ -102,6 +103,7 @@ const page = `<!doctype html><meta charset="utf-8"><title>crash points</title>
       sends += 1;
       await runtime.send('go on');
     }
+    while (writing) await sleep(10); // (the turn's last write is one of its points too)
     return finished();
   };
   window.runtime = runtime;
