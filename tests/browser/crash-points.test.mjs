@@ -34,7 +34,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const CRASH_POINTS = ['write begun', 'write completed', 'request written', 'handler started', 'handler finished'];
 
 // The page: the runtime on IndexedDB through a store that stops at each write (window.point),
-// `probe` (approved at once; its handler stops as it starts and as it ends), and drive().
+// `probe` (approved after 40 ms, once no write is in flight; its handler stops as it starts and as it ends), and drive().
 const page = `<!doctype html><meta charset="utf-8"><title>crash points</title>
 <script type="module">
   import { createRuntime, indexedDbStore } from '/dist/index.js';
@@ -45,12 +45,21 @@ const page = `<!doctype html><meta charset="utf-8"><title>crash points</title>
   window.failures = [];
   const idb = indexedDbStore({ name: 'crash-points' });
   const store = { ...idb };
+  let writing = 0;
   for (const method of ['save', 'append'])
     store[method] = async (id, value) => {
-      await point('write begun', method);
-      await idb[method](id, value);
-      await point('write completed', method);
+      writing += 1;
+      try {
+        await point('write begun', method);
+        await idb[method](id, value);
+        await point('write completed', method);
+      } finally {
+        writing -= 1;
+      }
     };
+  // The user answers a card after a moment, once its write is done: so every turn makes the same
+  // writes (an approval while the card's write is in flight would go in the same write).
+  const APPROVAL_MS = 40;
   const probe = {
     name: 'probe',
     description: 'fetches the weather',
@@ -66,6 +75,7 @@ const page = `<!doctype html><meta charset="utf-8"><title>crash points</title>
   };
   const runtime = await createRuntime({ url: q.get('agent'), persist: store, threadId: thread, tools: [probe] });
   const approve = (id) => {
+    if (writing) return setTimeout(approve, 5, id);
     try {
       if (runtime.approvals.pending().some((a) => a.toolCallId === id)) runtime.approvals.approve(id);
     } catch (e) {
@@ -73,15 +83,16 @@ const page = `<!doctype html><meta charset="utf-8"><title>crash points</title>
     }
   };
   runtime.subscribe((c) => {
-    if (c.kind === 'approval_requested') setTimeout(approve, 0, c.approval.toolCallId);
+    if (c.kind === 'approval_requested') setTimeout(approve, APPROVAL_MS, c.approval.toolCallId);
     if (c.kind === 'storage_failed') window.failures.push(c.message);
   });
-  for (const a of runtime.approvals.pending()) setTimeout(approve, 0, a.toolCallId);
+  for (const a of runtime.approvals.pending()) setTimeout(approve, APPROVAL_MS, a.toolCallId);
   const finished = () => {
     const last = runtime.messages.at(-1);
     return last?.role === 'assistant' && /^done after/.test(last.content ?? '');
   };
-  // Drives the thread to its end: waits out a restored turn, then sends whenever it is idle.
+  // Drives the thread to its end: waits out a restored turn, then sends whenever it is idle; then
+  // waits for the last write.
   window.drive = async () => {
     if (runtime.resumed) await runtime.resumed;
     for (let sends = 0, until = Date.now() + 20_000; !finished() && sends < 12 && Date.now() < until; ) {
@@ -92,6 +103,7 @@ const page = `<!doctype html><meta charset="utf-8"><title>crash points</title>
       sends += 1;
       await runtime.send('go on');
     }
+    while (writing) await sleep(10); // (the turn's last write is one of its points too)
     return finished();
   };
   window.runtime = runtime;
