@@ -210,6 +210,11 @@ export class Runtime {
     this.#unwatchUnload = () => win.removeEventListener('pagehide', stop);
   }
 
+  // Disposed, or the page is going away: nothing more is carried out.
+  get #halted() {
+    return this.#disposed || this.#unloading;
+  }
+
   // Stops this tab's work on the thread without closing anything in it: the request is cancelled,
   // handlers are told to stop (and what they answer is dropped).
   #halt(why) {
@@ -862,7 +867,7 @@ export class Runtime {
   // changed something is kept at once.
   // (Handlers and requests write the thread themselves, write-ahead.)
   #carryOut(step, streamed = false) {
-    if (this.#disposed || this.#unloading) return;
+    if (this.#halted) return;
     if (step.changes) this.#deliver(step.changes);
     if (step.deadline !== undefined) this.#armDeadline(step.deadline);
     if (step.execute) this.#executeAll(step.execute);
@@ -887,12 +892,12 @@ export class Runtime {
       return;
     }
     journal.writeAhead().then((durable) => {
-      if (this.#disposed || this.#unloading) return;
+      if (this.#halted) return;
       const running = new Set(this.status.running);
       for (const call of calls) {
         if (!running.has(call.toolCallId)) continue;
         if (durable || call.idempotent) this.#execute(call);
-        else this.#settle(call.toolCallId, { error: `not run: the thread could not be saved (${journal.failure})` });
+        else this.#settle(call.toolCallId, { error: `not run: ${unsaved(journal)}` });
       }
     });
   }
@@ -914,10 +919,10 @@ export class Runtime {
     const journal = this.#writing;
     if (!journal) return this.#send(run, body);
     journal.writeAhead().then((durable) => {
-      if (this.#run !== run || this.#disposed || this.#unloading) return;
+      if (this.#run !== run || this.#halted) return;
       if (durable) return this.#send(run, body);
       this.#run = null;
-      const why = `not sent: the thread could not be saved (${journal.failure})`;
+      const why = `not sent: ${unsaved(journal)}`;
       this.#carryOut(JSON.parse(this.#driver.transportFailed(runId, why)));
     });
   }
@@ -977,7 +982,7 @@ export class Runtime {
 
   // A call's outcome ({content} or {error}) to the core.
   #settle(toolCallId, outcome) {
-    if (this.#disposed || this.#unloading) return;
+    if (this.#halted) return;
     const text =
       'error' in outcome
         ? this.#driver.submitError(toolCallId, outcome.error)
@@ -1034,6 +1039,9 @@ export class Runtime {
     setTimeout(() => this.#disposed || this.#carryOut(unwrap(this.#driver.continueTurn(Date.now()))), 0);
   }
 }
+
+// Why a call was not run or a request not sent (write-ahead): its write did not land.
+const unsaved = (journal) => `the thread could not be saved (${journal.failure})`;
 
 /**
  * Creates a runtime for one thread. Loads the WebAssembly core the first time.

@@ -243,6 +243,39 @@ export function scriptedFetch(script) {
   return { fetch, requests };
 }
 
+/**
+ * A store in a Map, copying what it is given (as IndexedDB does); `saves` counts the writes. Each
+ * save rejects while `store.failSave` is set, each load while `store.failLoad` is (set them to an
+ * Error at any time: a store that fails on demand).
+ */
+export function mapStore({ failSave = null, failLoad = null } = {}) {
+  const records = new Map();
+  const store = {
+    records,
+    saves: 0,
+    failSave,
+    failLoad,
+    async load(threadId) {
+      if (store.failLoad) throw store.failLoad;
+      return records.has(threadId) ? structuredClone(records.get(threadId)) : null;
+    },
+    async save(threadId, snapshot) {
+      if (store.failSave) throw store.failSave;
+      store.saves += 1;
+      await new Promise((r) => setTimeout(r, 1)); // durable a moment later, as a real store
+      records.set(threadId, structuredClone(snapshot));
+    },
+    async delete(threadId) {
+      records.delete(threadId);
+    },
+  };
+  return store;
+}
+
+/** The status the stored thread gives the call (as the export writes it), or undefined. */
+export const storedCallStatus = (store, threadId, callId) =>
+  store.records.get(threadId)?.calls?.find((c) => c.toolCallId === callId)?.status;
+
 /** The events of one assistant message calling `name` with `args`, under the id `toolCallId`. */
 export function callEvents(toolCallId, name, args = {}) {
   return [

@@ -17,37 +17,12 @@ import {
   assertEveryCallAnsweredOnce,
   assertErrorResult,
   within,
+  mapStore,
+  storedCallStatus,
 } from './helpers.mjs';
 
 const URL_ = 'http://agent.test/run';
 const reply = (text) => [{ type: 'TEXT_MESSAGE_CHUNK', messageId: `m-${text}`, role: 'assistant', delta: text }];
-
-/** A store in a Map, copying what it is given (as IndexedDB does); `saves` counts the writes. */
-function mapStore({ failSave = null, failLoad = null } = {}) {
-  const records = new Map();
-  const store = {
-    records,
-    saves: 0,
-    async load(threadId) {
-      if (failLoad) throw failLoad;
-      return records.has(threadId) ? structuredClone(records.get(threadId)) : null;
-    },
-    async save(threadId, snapshot) {
-      if (failSave) throw failSave;
-      store.saves += 1;
-      await new Promise((r) => setTimeout(r, 1)); // durable a moment later, as a real store
-      records.set(threadId, structuredClone(snapshot));
-    },
-    async delete(threadId) {
-      records.delete(threadId);
-    },
-  };
-  return store;
-}
-
-/** The status the stored thread gives the call (as the export writes it), or undefined. */
-const storedCallStatus = (store, threadId, callId) =>
-  store.records.get(threadId)?.calls?.find((c) => c.toolCallId === callId)?.status;
 
 test('a turn is kept in the store, and a new runtime on the same thread has every message', T, async (t) => {
   const store = mapStore();

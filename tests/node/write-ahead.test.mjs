@@ -16,42 +16,14 @@ import {
   toolMessages,
   assertEveryCallAnsweredOnce,
   assertErrorResult,
+  mapStore,
+  storedCallStatus,
 } from './helpers.mjs';
 
 const URL_ = 'http://agent.test/run';
 const reply = (text) => [{ type: 'TEXT_MESSAGE_CHUNK', messageId: `m-${text}`, role: 'assistant', delta: text }];
 
-/**
- * A store in a Map that fails while `store.failing` is set (each write rejects with `disk full`),
- * and whose writes land only when `store.gate` (a promise, when set) resolves. `writes` counts the
- * writes that landed.
- */
-function faultyStore() {
-  const records = new Map();
-  const store = {
-    records,
-    failing: false,
-    gate: null,
-    writes: 0,
-    async load(threadId) {
-      return records.has(threadId) ? structuredClone(records.get(threadId)) : null;
-    },
-    async save(threadId, snapshot) {
-      if (store.failing) throw new Error('disk full');
-      await (store.gate ?? sleep(1));
-      store.writes += 1;
-      records.set(threadId, structuredClone(snapshot));
-    },
-    async delete(threadId) {
-      records.delete(threadId);
-    },
-  };
-  return store;
-}
-
-/** The stored thread's status for a call, as its export writes it. */
-const storedStatus = (store, threadId, callId) =>
-  store.records.get(threadId)?.calls?.find((c) => c.toolCallId === callId)?.status;
+const DISK_FULL = new Error('disk full');
 
 async function until(what, check, ms = 5000) {
   for (let waited = 0; !check(); waited += 10) {
@@ -81,7 +53,7 @@ async function pendingApproval(t, store, threadId, tool) {
   const asked = nextChange(runtime, 'approval_requested');
   const turn = runtime.send('delete it');
   await asked;
-  await until('the pending approval is stored', () => storedStatus(store, threadId, 'c1') === 'pending_approval');
+  await until('the pending approval is stored', () => storedCallStatus(store, threadId, 'c1') === 'pending_approval');
   return { runtime, log, turn, requests };
 }
 
@@ -89,10 +61,10 @@ test(
   'an approval whose running record cannot be saved does not run: the model reads "not run", and a reload runs it once',
   T,
   async (t) => {
-    const store = faultyStore();
+    const store = mapStore();
     const runs = [];
     const { runtime, log, turn, requests } = await pendingApproval(t, store, 'wa-1', counted(runs));
-    store.failing = true; // (QuotaExceededError, a save past saveTimeoutMs: any failed write)
+    store.failSave = DISK_FULL; // (QuotaExceededError, a save past saveTimeoutMs: any failed write)
     runtime.approvals.approve('c1');
     const ended = await turn;
     assert.deepEqual(runs, [], 'the handler did not start: its start was not durable');
@@ -101,10 +73,14 @@ test(
     assert.match(ended.message, /not sent: the thread could not be saved/);
     assert.equal(requests.length, 1, 'no request went out with what the store lacks');
     assert.equal(log.of('storage_failed').length, 1, 'the user is told, once');
-    assert.equal(storedStatus(store, 'wa-1', 'c1'), 'pending_approval', 'the store still holds the call as not run');
+    assert.equal(
+      storedCallStatus(store, 'wa-1', 'c1'),
+      'pending_approval',
+      'the store still holds the call as not run',
+    );
 
     // The reload: the card is back, and approving runs the handler for the first and only time.
-    store.failing = false;
+    store.failSave = null;
     runtime.dispose();
     const { fetch } = scriptedFetch(() => reply('deleted'));
     const again = await open(t, { url: URL_, fetch, tools: [counted(runs)], persist: store, threadId: 'wa-1' });
@@ -120,11 +96,11 @@ test(
 );
 
 test('a write that fails once is tried again: the call then runs, once', T, async (t) => {
-  const store = faultyStore();
+  const store = mapStore();
   const runs = [];
   const { runtime, turn } = await pendingApproval(t, store, 'wa-2', counted(runs));
-  store.failing = true;
-  setTimeout(() => (store.failing = false), 100); // (the quota freed, the disk back)
+  store.failSave = DISK_FULL;
+  setTimeout(() => (store.failSave = null), 100); // (the quota freed, the disk back)
   runtime.approvals.approve('c1');
   assert.equal((await turn).reason, 'done');
   assert.deepEqual(runs, ['c1']);
@@ -135,11 +111,11 @@ test('a write that fails once is tried again: the call then runs, once', T, asyn
 });
 
 test('an idempotent tool runs though its start cannot be saved (running it again does no harm)', T, async (t) => {
-  const store = faultyStore();
+  const store = mapStore();
   const runs = [];
   const { runtime, turn } = await pendingApproval(t, store, 'wa-3', counted(runs, { idempotent: true }));
   assert.equal(runtime.tools.list()[0].idempotent, true);
-  store.failing = true;
+  store.failSave = DISK_FULL;
   runtime.approvals.approve('c1');
   await turn;
   assert.deepEqual(runs, ['c1']);
@@ -147,8 +123,8 @@ test('an idempotent tool runs though its start cannot be saved (running it again
 });
 
 test('a store that never held the thread: calls run in memory, as without a store', T, async (t) => {
-  const store = faultyStore();
-  store.failing = true;
+  const store = mapStore();
+  store.failSave = DISK_FULL;
   const runs = [];
   const tool = { ...counted(runs), requiresApproval: false };
   const { fetch } = scriptedFetch((input, n) => (n === 0 ? callEvents('c1', 'delete_file') : reply('ok')));
@@ -160,7 +136,7 @@ test('a store that never held the thread: calls run in memory, as without a stor
 });
 
 test('the follow-up request goes out only once the results it carries are durable', T, async (t) => {
-  const store = faultyStore();
+  const store = mapStore();
   const tool = { ...counted([]), requiresApproval: false };
   const storedAtRequest = [];
   const { fetch } = scriptedFetch((input, n) => {
@@ -186,7 +162,7 @@ test(
     const page = new EventTarget(); // (node has no window: the runtime listens on globalThis.window)
     globalThis.window = page;
     t.after(() => delete globalThis.window);
-    const store = faultyStore();
+    const store = mapStore();
     const started = deferred();
     const torn = deferred();
     const weather = {
@@ -209,7 +185,7 @@ test(
     torn.resolve();
     await sleep(50);
     assert.equal(requests.length, 1, 'the page being torn down sent nothing more');
-    assert.equal(storedStatus(store, 'wa-6', 'c1'), 'running', 'the store holds the call as it was: running');
+    assert.equal(storedCallStatus(store, 'wa-6', 'c1'), 'running', 'the store holds the call as it was: running');
     assert.equal(toolMessages(runtime.messages).length, 0, '"Failed to fetch" was not taken for a result');
 
     // The reloaded page answers the call once, as one that may have completed.
@@ -223,14 +199,14 @@ test(
 );
 
 test('dispose() with a store leaves the thread as it was: a pending approval comes back pending', T, async (t) => {
-  const store = faultyStore();
+  const store = mapStore();
   const runs = [];
   const { runtime, turn } = await pendingApproval(t, store, 'wa-7', counted(runs));
   runtime.dispose();
   assert.equal((await turn).reason, 'aborted', 'the send() of this runtime resolves');
-  await until('the last write landed', () => store.writes > 0 && storedStatus(store, 'wa-7', 'c1') !== undefined);
+  await until('the last write landed', () => storedCallStatus(store, 'wa-7', 'c1') !== undefined);
   await sleep(20);
-  assert.equal(storedStatus(store, 'wa-7', 'c1'), 'pending_approval', 'not stored as cancelled');
+  assert.equal(storedCallStatus(store, 'wa-7', 'c1'), 'pending_approval', 'not stored as cancelled');
   const { fetch } = scriptedFetch(() => reply('deleted'));
   const again = await open(t, { url: URL_, fetch, tools: [counted(runs)], persist: store, threadId: 'wa-7' });
   assert.deepEqual(
