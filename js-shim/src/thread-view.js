@@ -4,9 +4,16 @@
 // changes, and listeners per snapshot, so a text delta notifies the one
 // message it grew. The one place that turns changes into snapshots; the React
 // hooks (react.js) only read it. It decides nothing: a call's state is the one
-// the core announces.
+// the core announces. Each change costs O(1) amortised however many calls a
+// message holds, as in the core: a message and the list are kept as drafts
+// the view changes in place, and their snapshots are built when read (once
+// per change at most), so a turn of N calls costs O(N), not O(N²).
 
-// Changes that never move the status (the per-delta ones): no status read for them.
+import { MessageDraft, MessageOrder } from './thread-drafts.js';
+
+// Changes that never move the status (the per-delta and per-call ones): no status read for them.
+// A read costs a trip into the core, which lists the round's calls: one per call of a round of N
+// calls was O(N²). (A result's call moves on with its own tool_call_status.)
 const STATUS_UNCHANGED = new Set([
   'text_appended',
   'tool_call_args',
@@ -16,7 +23,13 @@ const STATUS_UNCHANGED = new Set([
   'state_patched',
   'state_replaced',
   'event',
+  'tool_call_added',
+  'tool_call_ended',
+  'tool_result',
 ]);
+// The call states the status lists (`running`, `pendingApprovals`): a tool_call_status moves the
+// status only when its call goes into one of them or was listed.
+const LISTED_STATES = new Set(['running', 'pending_approval']);
 
 const messageKey = (id) => `message:${id}`;
 const callKey = (id) => `toolCall:${id}`;
@@ -33,14 +46,16 @@ function parseArgs(text) {
 
 export class ThreadView {
   #runtime;
-  #snapshots = new Map(); // key -> snapshot
+  #snapshots = new Map(); // key -> snapshot (status, approvals, interrupts, tool calls)
+  #drafts = new Map(); // message id -> MessageDraft
+  #order = new MessageOrder();
   #texts = new Map(); // status keys -> JSON text of the snapshot (to replace it only when it changes)
+  #listed = new Set(); // the toolCallIds the status lists
   #listeners = new Map(); // key -> Set of listeners
   #unsubscribe;
 
   constructor(runtime) {
     this.#runtime = runtime;
-    this.#snapshots.set('messages', []);
     this.#replaceAll(runtime.messages);
     this.#readStatus();
     this.#unsubscribe = runtime.subscribe((change) => this.#apply(change));
@@ -48,11 +63,11 @@ export class ThreadView {
 
   /** The messages in thread order, as `{id, role}`; a new array only when one is added, removed or replaced. */
   messages() {
-    return this.#snapshots.get('messages');
+    return this.#order.list();
   }
 
   message(id) {
-    return this.#snapshots.get(messageKey(id));
+    return this.#drafts.get(id)?.read();
   }
 
   toolCall(id) {
@@ -93,9 +108,14 @@ export class ThreadView {
 
   // ------------------------------------------------------------ snapshots
 
+  #notify(key) {
+    const listeners = this.#listeners.get(key);
+    if (listeners) for (const listener of listeners) listener();
+  }
+
   #put(key, snapshot) {
     this.#snapshots.set(key, snapshot);
-    for (const listener of this.#listeners.get(key) ?? []) listener();
+    this.#notify(key);
   }
 
   #update(key, patch) {
@@ -106,14 +126,16 @@ export class ThreadView {
   /** Replaces the snapshot when its JSON differs from the last one (status, approvals, interrupts). */
   #putIfChanged(key, value) {
     const text = JSON.stringify(value);
-    if (this.#texts.get(key) === text) return;
+    if (this.#texts.get(key) === text) return false;
     this.#texts.set(key, text);
     this.#put(key, value);
+    return true;
   }
 
   #readStatus() {
     const status = this.#runtime.status;
-    this.#putIfChanged('status', status);
+    if (this.#putIfChanged('status', status))
+      this.#listed = new Set([...status.running, ...status.pendingApprovals.map((a) => a.toolCallId)]);
     this.#putIfChanged('approvals', status.pendingApprovals);
     this.#putIfChanged('interrupts', status.pendingInterrupts);
   }
@@ -127,7 +149,7 @@ export class ThreadView {
         this.#putMessage(change.message);
         break;
       case 'text_appended':
-        this.#update(messageKey(change.messageId), (m) => ({ content: (m.content ?? '') + change.delta }));
+        this.#changeMessage(change.messageId, (d) => d.set('content', (d.field('content') ?? '') + change.delta));
         break;
       case 'metadata_merged':
         this.#mergeMetadata(change);
@@ -159,20 +181,34 @@ export class ThreadView {
         this.#addResult(change.message);
         break;
     }
-    if (!STATUS_UNCHANGED.has(change.kind)) this.#readStatus();
+    if (this.#movesStatus(change)) this.#readStatus();
+  }
+
+  /** Changes message `id`'s draft with `change(draft)` (false: nothing changed) and notifies its listeners. */
+  #changeMessage(id, change) {
+    const draft = this.#drafts.get(id);
+    if (draft && change(draft) !== false) this.#notify(messageKey(id));
+  }
+
+  #setMessage(message) {
+    this.#drafts.set(message.id, new MessageDraft(message));
+    this.#notify(messageKey(message.id));
+  }
+
+  #movesStatus({ kind, status, toolCallId }) {
+    if (kind === 'tool_call_status') return LISTED_STATES.has(status) || this.#listed.has(toolCallId);
+    return !STATUS_UNCHANGED.has(kind);
   }
 
   /** A message added, or replaced whole (an update, a second add of the same id). */
   #putMessage(message) {
-    const old = this.message(message.id);
-    const list = this.messages();
-    if (!old) this.#put('messages', [...list, entry(message)]);
-    else if (old.role !== message.role)
-      this.#put(
-        'messages',
-        list.map((e) => (e.id === message.id ? entry(message) : e)),
-      );
-    this.#put(messageKey(message.id), message);
+    const known = this.#drafts.has(message.id);
+    const moved = known && this.#drafts.get(message.id).field('role') !== message.role;
+    this.#setMessage(message);
+    if (!known) this.#order.append(entry(message));
+    // Its role changed, so it may change runs: the list anew (rare).
+    if (moved) this.#order.reset(this.messages().map((e) => (e.id === message.id ? entry(message) : e)));
+    if (!known || moved) this.#notify('messages');
     // A run's input may bring messages with their calls and results whole.
     for (const call of message.toolCalls ?? []) {
       if (!this.toolCall(call.id)) this.#putSettledCall(message.id, call, new Map());
@@ -181,20 +217,13 @@ export class ThreadView {
   }
 
   #mergeMetadata({ messageId, toolCallId, metadata }) {
-    if (messageId !== undefined) return this.#update(messageKey(messageId), () => ({ metadata }));
+    if (messageId !== undefined) return this.#changeMessage(messageId, (d) => d.set('metadata', metadata));
     const call = this.toolCall(toolCallId);
-    if (call) this.#patchToolCallOf(call.messageId, toolCallId, () => ({ metadata }));
-  }
-
-  /** The message's copy of one of its tool calls, patched. */
-  #patchToolCallOf(messageId, toolCallId, patch) {
-    this.#update(messageKey(messageId), (m) => ({
-      toolCalls: (m.toolCalls ?? []).map((c) => (c.id === toolCallId ? { ...c, ...patch(c) } : c)),
-    }));
+    if (call) this.#changeMessage(call.messageId, (d) => d.patchCall(toolCallId, () => ({ metadata })));
   }
 
   #addCall(messageId, toolCall) {
-    this.#update(messageKey(messageId), (m) => ({ toolCalls: [...(m.toolCalls ?? []), toolCall] }));
+    this.#changeMessage(messageId, (d) => d.addCall(toolCall));
     this.#put(callKey(toolCall.id), {
       id: toolCall.id,
       name: toolCall.function.name,
@@ -211,28 +240,17 @@ export class ThreadView {
     if (!call) return;
     const { args, invalid } = parseArgs(call.argsText);
     this.#put(callKey(toolCallId), invalid === undefined ? { ...call, args } : { invalid, ...call });
-    this.#patchToolCallOf(call.messageId, toolCallId, (c) => ({
-      function: { ...c.function, arguments: call.argsText },
-    }));
+    this.#changeMessage(call.messageId, (d) =>
+      d.patchCall(toolCallId, (c) => ({ function: { ...c.function, arguments: call.argsText } })),
+    );
   }
 
+  /** A tool message, placed where the core puts it (MessageOrder.insertResult). */
   #addResult(message) {
-    this.#put(messageKey(message.id), message);
-    this.#put('messages', this.#withResult(this.messages(), message));
+    this.#setMessage(message);
+    this.#order.insertResult(this.toolCall(message.toolCallId)?.messageId, entry(message));
+    this.#notify('messages');
     this.#update(callKey(message.toolCallId), () => resultOf(message));
-  }
-
-  /**
-   * Where the core puts a tool message (Thread::insert_results): after the message holding its
-   * call and the tool messages already after it; at the end if the call is unknown.
-   */
-  #withResult(list, message) {
-    const owner = this.toolCall(message.toolCallId)?.messageId;
-    let at = owner === undefined ? -1 : list.findLastIndex((e) => e.id === owner);
-    if (at < 0) return [...list, entry(message)];
-    do at += 1;
-    while (at < list.length && list[at].role === 'tool');
-    return [...list.slice(0, at), entry(message), ...list.slice(at)];
   }
 
   // ------------------------------------------------------------ a whole thread
@@ -245,15 +263,20 @@ export class ThreadView {
   #replaceAll(messages) {
     const results = new Map(messages.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m]));
     const kept = new Set(messages.map((m) => m.id));
-    for (const { id } of this.messages()) if (!kept.has(id)) this.#put(messageKey(id), undefined);
+    for (const { id } of this.messages()) {
+      if (!kept.has(id) && this.#drafts.delete(id)) this.#notify(messageKey(id));
+    }
     for (const message of messages) {
       const old = this.message(message.id);
-      if (!old || JSON.stringify(old) !== JSON.stringify(message)) this.#put(messageKey(message.id), message);
+      if (!old || JSON.stringify(old) !== JSON.stringify(message)) this.#setMessage(message);
       for (const call of message.toolCalls ?? []) this.#putSettledCall(message.id, call, results);
     }
     const list = this.messages();
     const same = list.length === messages.length && messages.every((m, i) => sameEntry(list[i], m));
-    if (!same) this.#put('messages', messages.map(entry));
+    if (!same) {
+      this.#order.reset(messages.map(entry));
+      this.#notify('messages');
+    }
   }
 
   #putSettledCall(messageId, call, results) {

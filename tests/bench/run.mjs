@@ -18,6 +18,7 @@ if (typeof globalThis.gc !== 'function') {
 
 const { streamBench } = await import('./stream.mjs');
 const { roundBench, dispatchBench, manyCallsBench, printManyCalls } = await import('./rounds.mjs');
+const { viewBench, printView } = await import('./view.mjs');
 const { validationBench, loadSchemaSet } = await import('./validation.mjs');
 const { startupBench } = await import('./startup.mjs');
 const { memoryBench } = await import('./memory.mjs');
@@ -139,6 +140,8 @@ print(
 );
 rounds.manyCalls = await manyCallsBench(quick ? { sizes: [2000, 16000], turns: 2 } : {});
 printManyCalls(rounds.manyCalls, print);
+rounds.view = await viewBench(quick ? { sizes: [2000, 16000], turns: 2 } : {});
+printView(rounds.view, print);
 print();
 
 const validation = await validationBench();
@@ -251,6 +254,12 @@ target('round overhead, 1 call', rounds.calls1.medianUs, '<', 100, ' µs');
     );
   }
 }
+target(
+  `turn of ${fmtInt(rounds.view.to)} calls on one message, runtime + createThreadView, flat: µs/call vs at ${fmtInt(rounds.view.from)}`,
+  rounds.view.flatness.view,
+  '<=',
+  1.3,
+);
 target('package (.wasm + JS) gzipped', s.package.total.gzip / 1024, '<=', 100, ' KB');
 const f = memory.fresh;
 const h10 = f.points.find((p) => p.rounds === 10)?.heap;

@@ -3,11 +3,12 @@
 // result, a tool message where the core put it); a text delta replaces only its message (the list
 // stays the same array) and notifies only that message's listeners; a partial argument makes a
 // new call object; status, approvals and interrupts are replaced only when they change; a
-// MESSAGES_SNAPSHOT that repeats the thread keeps every object it did not change.
+// MESSAGES_SNAPSHOT that repeats the thread keeps every object it did not change; a turn of N calls
+// on one message costs the view O(N) array work and a status read per call that runs, not per call.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createThreadView } from 'agui-client-tools';
-import { T, tool, startServer, open } from './helpers.mjs';
+import { T, tool, startServer, open, scriptedFetch } from './helpers.mjs';
 
 const server = await startServer(after);
 const weather = (calls) => tool('get_weather', ({ city }) => (calls?.push(city), { city, tempC: 21 }));
@@ -185,3 +186,93 @@ test(
     assert.equal(view.messages(), lists, 'a disposed view follows no more');
   },
 );
+
+/**
+ * Counts the array elements Array's methods and array iteration (spread, for-of) read or write
+ * while `counting()` holds: the work of copying or scanning a list, whatever the code calls.
+ */
+function countArrayWork(counting) {
+  const methods = [
+    'map',
+    'filter',
+    'slice',
+    'concat',
+    'splice',
+    'flat',
+    'flatMap',
+    'find',
+    'findIndex',
+    'findLast',
+  ].concat(['findLastIndex', 'indexOf', 'lastIndexOf', 'includes', 'some', 'every', 'forEach', 'reduce', 'join']);
+  const iterator = Object.getPrototypeOf([][Symbol.iterator]());
+  const saved = [...methods.map((name) => [Array.prototype, name]), [iterator, 'next']].map(([o, n]) => [o, n, o[n]]);
+  let work = 0;
+  for (const [owner, name, original] of saved) {
+    owner[name] = function (...args) {
+      const result = original.apply(this, args);
+      if (counting()) work += name === 'next' ? 1 : this.length + (Array.isArray(result) ? result.length : 0);
+      return result;
+    };
+  }
+  return { work: () => work, restore: () => saved.forEach(([owner, name, original]) => (owner[name] = original)) };
+}
+
+test(
+  'a turn of 400 calls on one message: the view copies no list per call and reads the status only for calls that run',
+  T,
+  async (t) => {
+    const N = 400;
+    const { fetch } = scriptedFetch((input, n) => {
+      if (n > 0) return [...textEvents('m-answer', 'done')];
+      const calls = Array.from({ length: N }, (_, i) => [
+        { type: 'TOOL_CALL_START', toolCallId: `c${i}`, toolCallName: 'get_time', parentMessageId: 'm-calls' },
+        { type: 'TOOL_CALL_ARGS', toolCallId: `c${i}`, delta: '{}' },
+        { type: 'TOOL_CALL_END', toolCallId: `c${i}` },
+      ]);
+      return [...textEvents('m-calls', 'Let me check.'), ...calls.flat()];
+    });
+    // 4 calls run; the other 396 get error results (the round's cap).
+    const runtime = await open(t, { url: 'http://test.invalid/agent', fetch, tools: [time], maxCallsPerRound: 4 });
+    // Work is counted only inside the view's listener, and the status reads it makes there.
+    let inView = false;
+    let statusReads = 0;
+    const status = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(runtime), 'status').get;
+    Object.defineProperty(runtime, 'status', { get: () => ((statusReads += inView ? 1 : 0), status.call(runtime)) });
+    const subscribe = runtime.subscribe.bind(runtime);
+    runtime.subscribe = (listener) =>
+      subscribe((change) => {
+        inView = true;
+        try {
+          listener(change);
+        } finally {
+          inView = false;
+        }
+      });
+    const view = createThreadView(runtime);
+    t.after(() => view.dispose());
+    const counter = countArrayWork(() => inView);
+    let result;
+    try {
+      result = await runtime.send('go');
+    } finally {
+      counter.restore();
+    }
+    assert.equal(result.reason, 'done');
+    assertAgrees(view, runtime);
+    assert.equal(view.message('m-calls').toolCalls.length, N);
+    // Rebuilding the message's calls per call added and ended, and the list per result, is ~N²/2
+    // elements each (80,000 for each at 400 calls); linear work is a few elements per call.
+    assert.ok(counter.work() <= 4 * N, `array elements the view copied or scanned: ${counter.work()} (<= ${4 * N})`);
+    // A status read per call change was ~5 per call (2,000 here), each listing the round's calls in the core.
+    assert.ok(statusReads <= 40, `status reads: ${statusReads} (<= 40: the turn's steps and the 4 calls that ran)`);
+  },
+);
+
+/** A finished assistant text message. */
+function textEvents(messageId, text) {
+  return [
+    { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' },
+    { type: 'TEXT_MESSAGE_CONTENT', messageId, delta: text },
+    { type: 'TEXT_MESSAGE_END', messageId },
+  ];
+}
