@@ -243,7 +243,8 @@ export type ProblemCode =
   | 'duplicate_result'
   | 'patch_failed'
   | 'unknown_pending_call'
-  | 'invalid_response_schema';
+  | 'invalid_response_schema'
+  | 'call_state_final';
 
 /** A rule the stream broke (see docs/ordering.md). The round cap is not one: it arrives as turn_ended. */
 export interface Problem {

@@ -110,5 +110,84 @@ TEST(CallStates, ACallLeftOpenAtRunFinishedIsReady) {
   EXPECT_EQ(states_of(h.driver.take_changes(), "c1"), (States{"streaming", "ready", "running"}));
 }
 
+// The problem codes the driver's runs reported, in order.
+std::vector<std::string> problem_codes(const json& changes) {
+  std::vector<std::string> out;
+  for (const auto& c : changes)
+    if (c["kind"] == "problem") out.push_back(c["code"].get<std::string>());
+  return out;
+}
+
+using Codes = std::vector<std::string>;
+
+TEST(CallStates, AReplayedCallInAFollowUpRunLeavesItDone) {
+  test::Harness h;
+  h.last_step = h.driver.send("weather?");
+  h.play_call("c1", "get_weather", R"({"city":"Paris"})");
+  h.last_step = h.driver.submit_result("c1", R"({"tempC":21})");
+  h.driver.take_changes();
+  // The follow-up run replays the call whole, then a stray END for it.
+  h.play({test::tool_start("c1", "get_weather"), test::tool_args("c1", R"({"city":"Paris"})"),
+          test::tool_end("c1"), test::tool_end("c1")});
+  const json changes = h.driver.take_changes();
+  EXPECT_EQ(states_of(changes, "c1"), States{});
+  EXPECT_EQ(problem_codes(changes),
+            (Codes{"duplicate_tool_call", "not_open", "already_ended", "already_ended"}));
+  EXPECT_EQ(h.last_step["done"]["reason"], "done");
+}
+
+TEST(CallStates, AServerCallEndedTwiceStaysDone) {
+  test::Harness h;
+  h.last_step = h.driver.send("search");
+  h.driver.take_changes();
+  h.play({test::tool_start("s1", "web_search"), test::tool_end("s1"),
+          json{{"type", "TOOL_CALL_RESULT"},
+               {"messageId", "r1"},
+               {"toolCallId", "s1"},
+               {"content", "found"}},
+          test::tool_end("s1")});
+  const json changes = h.driver.take_changes();
+  EXPECT_EQ(states_of(changes, "s1"), (States{"streaming", "ready", "done"}));
+  EXPECT_EQ(problem_codes(changes), Codes{"already_ended"});
+}
+
+TEST(CallStates, ASnapshotThatDropsTheClientsResultLeavesTheCallDone) {
+  test::Harness h;
+  h.last_step = h.driver.send("weather?");
+  h.play_call("c1", "get_weather", R"({"city":"Paris"})");
+  h.last_step = h.driver.submit_result("c1", R"({"tempC":21})");
+  // The follow-up run's snapshot keeps the call and leaves out its result.
+  const json assistant = h.driver.thread().messages()[1];
+  ASSERT_EQ(assistant["role"], "assistant");
+  h.play({json{{"type", "MESSAGES_SNAPSHOT"}, {"messages", {h.driver.thread().at(0), assistant}}}});
+  h.driver.take_changes();
+  // The next request answers the call again (none goes out open), but its
+  // state stays done, and the attempt to move it is a problem.
+  h.last_step = h.driver.send("and tomorrow?");
+  const json changes = h.driver.take_changes();
+  EXPECT_EQ(states_of(changes, "c1"), States{});
+  EXPECT_EQ(problem_codes(changes), Codes{"call_state_final"});
+  EXPECT_TRUE(test::every_call_answered_once(h.run()["messages"]));
+}
+
+TEST(CallStates, AResultForACallWhoseStateIsFinalIsAProblem) {
+  test::Harness h;
+  h.last_step = h.driver.send("weather?");
+  h.play({test::tool_start("c1", "get_weather"), test::tool_args("c1", R"({"city":42})"),
+          test::tool_end("c1")});
+  // Refused (invalid arguments): error. The follow-up run drops that answer
+  // in a snapshot and the server then sends a result of its own.
+  const json assistant = h.driver.thread().messages()[1];
+  h.driver.take_changes();
+  h.play({json{{"type", "MESSAGES_SNAPSHOT"}, {"messages", {h.driver.thread().at(0), assistant}}},
+          json{{"type", "TOOL_CALL_RESULT"},
+               {"messageId", "r1"},
+               {"toolCallId", "c1"},
+               {"content", "sunny"}}});
+  const json changes = h.driver.take_changes();
+  EXPECT_EQ(states_of(changes, "c1"), States{});
+  EXPECT_EQ(problem_codes(changes), Codes{"call_state_final"});
+}
+
 }  // namespace
 }  // namespace agui

@@ -522,8 +522,11 @@ TEST(EventReducer, TheDeltaFastPathDoesWhatTheFullPathDoes) {
         "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m1\",\"delta\":\"\xc3\xa9\x7f\"}",
         R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m\u0031","delta":"x"})"},
        3},
+      // (Not one that ends the delta: that high half waits for the next delta's
+      // low one, which only the event's text shows; see the split-pair tests below.)
       {"a lone surrogate escape (JSON.parse reads it; the thread holds U+FFFD)",
-       {R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"\ud83d"})"},
+       {R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"\ud83d!"})",
+        R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"\ude00"})"},
        0},
       {"after END",
        {R"({"type":"TEXT_MESSAGE_END","messageId":"m1"})",
@@ -596,6 +599,76 @@ TEST(EventReducer, TheDeltaFastPathDoesWhatTheFullPathDoes) {
         if (c["kind"] == "problem" && c["code"] == "invalid_json") c.erase("message");
     EXPECT_EQ(text_changes, parsed_changes);
   }
+}
+
+// A JS server that cuts text with slice() may split a surrogate pair; JSON.stringify
+// then writes each half as a lone escape, in two events. A JS client joins them.
+struct Halves : Fold {
+  Halves() {
+    reducer.apply_data(R"({"type":"RUN_STARTED","threadId":"t1","runId":"r1"})");
+    reducer.apply_data(R"({"type":"TEXT_MESSAGE_START","messageId":"m1"})");
+  }
+  void data(const std::string& text) { reducer.apply_data(text); }
+  std::string content() const { return thread.find_message("m1")->at("content"); }
+};
+
+TEST(EventReducer, APairSplitAcrossTwoTextDeltasMakesOneCharacter) {
+  Halves f;
+  f.changes.take();
+  f.data(R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Z\u00fcrich \ud83d"})");
+  // (A member the fast path does not take: the parser's path joins them too.)
+  f.data(R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"\ude00!","timestamp":1})");
+  EXPECT_EQ(f.content(), "Z\u00fcrich \U0001F600!");
+  json deltas = json::array();
+  for (const auto& c : f.changes.take()) deltas.push_back(c["delta"]);
+  EXPECT_EQ(deltas, (json{"Z\u00fcrich ", "\U0001F600!"}));
+  EXPECT_TRUE(f.reducer.problems().empty());
+}
+
+TEST(EventReducer, APairSplitAcrossReasoningAndChunkDeltasMakesOneCharacter) {
+  Halves f;
+  f.data(R"({"type":"REASONING_MESSAGE_START","messageId":"r1"})");
+  f.data(R"({"type":"REASONING_MESSAGE_CONTENT","messageId":"r1","delta":"\ud83d"})");
+  f.data(R"({"type":"REASONING_MESSAGE_CONTENT","messageId":"r1","delta":"\ude00"})");
+  f.data(R"({"type":"REASONING_MESSAGE_END","messageId":"r1"})");
+  f.data(R"({"type":"TEXT_MESSAGE_CHUNK","messageId":"m2","delta":"a\ud83d"})");
+  f.data(R"({"type":"TEXT_MESSAGE_CHUNK","delta":"\ude00b"})");
+  EXPECT_EQ(f.thread.find_message("r1")->at("content"), "\U0001F600");
+  EXPECT_EQ(f.thread.find_message("m2")->at("content"), "a\U0001F600b");
+}
+
+TEST(EventReducer, APairSplitAcrossTwoArgumentDeltasMakesOneCharacter) {
+  Halves f;
+  f.data(R"({"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"say"})");
+  f.data(R"({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"text\":\"\ud83d"})");
+  f.data(R"({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"\ude00\"}"})");
+  f.data(R"({"type":"TOOL_CALL_END","toolCallId":"c1"})");
+  EXPECT_EQ(f.thread.find_tool_call("c1")->call()["function"]["arguments"],
+            "{\"text\":\"\U0001F600\"}");
+  EXPECT_TRUE(f.reducer.problems().empty());
+}
+
+TEST(EventReducer, AHalfThatFindsNoPartnerIsStillReplaced) {
+  Halves f;
+  // Followed by no low half; ended by its message's END; a low half alone;
+  // and a real U+FFFD is no held half.
+  f.data(R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a\ud83d"})");
+  f.data(R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"b\ud83d"})");
+  f.data(R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"\ud83dc"})");
+  f.data(R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"\ude00\ufffd"})");
+  f.data(R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"\ude00\\ud83d"})");
+  f.data(R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"d\ud83d"})");
+  EXPECT_EQ(f.content(), "a\uFFFDb\uFFFD\uFFFDc\uFFFD\uFFFD\uFFFD\\ud83dd");
+  f.data(R"({"type":"TEXT_MESSAGE_END","messageId":"m1"})");
+  EXPECT_EQ(f.content(), "a\uFFFDb\uFFFD\uFFFDc\uFFFD\uFFFD\uFFFD\\ud83dd\uFFFD");
+  // One message's half never joins another's.
+  f.data(R"({"type":"TEXT_MESSAGE_START","messageId":"m2"})");
+  f.data(R"({"type":"TEXT_MESSAGE_START","messageId":"m3"})");
+  f.data(R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m2","delta":"\ud83d"})");
+  f.data(R"({"type":"TEXT_MESSAGE_CONTENT","messageId":"m3","delta":"\ude00"})");
+  f.data(R"({"type":"RUN_FINISHED","threadId":"t1","runId":"r1"})");
+  EXPECT_EQ(f.thread.find_message("m2")->at("content"), "\uFFFD");
+  EXPECT_EQ(f.thread.find_message("m3")->at("content"), "\uFFFD");
 }
 
 }  // namespace

@@ -175,5 +175,37 @@ TEST(JsonText, RefusesToWriteTextThatIsNotUtf8) {
   EXPECT_EQ(out, "kept");  // nothing appended
 }
 
+TEST(JsonText, RefusesANulByteOrALeadingBomAsJsonParseDoes) {
+  // nlohmann stops at the NUL and reads the first value; it skips the BOM.
+  constexpr char kNul[] = "{\"amount\":1}\0{\"amount\":1000000}";
+  EXPECT_TRUE(parse_json(std::string_view(kNul, sizeof kNul - 1)).is_discarded());
+  EXPECT_TRUE(parse_json(std::string_view("{\"a\":1}\0", 8)).is_discarded());
+  EXPECT_TRUE(parse_json("\xEF\xBB\xBF{\"amount\":1}").is_discarded());
+  // An escaped NUL is text, and a BOM inside a string is a character.
+  EXPECT_EQ(parse_json(R"({"a":"\u0000"})")["a"], std::string(1, '\0'));
+  EXPECT_EQ(parse_json("[\"\xEF\xBB\xBF\"]")[0], "\xEF\xBB\xBF");
+}
+
+TEST(JsonText, FindsAStringMemberAtTheTopLevelOnly) {
+  const char* text =
+      R"({"m":{"delta":"no"},"n":[1,"delta",{"a":"}"}],"k":2, "delta" : "y\"es","z":true})";
+  EXPECT_EQ(raw_string_member(text, "delta"), std::optional<std::string_view>(R"(y\"es)"));
+  EXPECT_EQ(raw_string_member(R"({"delta":"a","delta":"b"})", "delta"),
+            std::optional<std::string_view>("b"));
+  EXPECT_EQ(raw_string_member(R"({"delta":5})", "delta"), std::nullopt);
+  EXPECT_EQ(raw_string_member(R"(["delta","x"])", "delta"), std::nullopt);
+}
+
+TEST(JsonText, SeesTheLoneHalvesAtAStringsEdges) {
+  auto edges = lone_surrogate_edges(R"(\ude00abc\ud83d)");
+  EXPECT_EQ(edges.leading_low, 0xDE00u);
+  EXPECT_EQ(edges.trailing_high, 0xD83Du);
+  edges = lone_surrogate_edges(R"(\ud83d\ude00)");  // a whole pair: no lone half at either edge
+  EXPECT_EQ(edges.leading_low, 0u);
+  EXPECT_EQ(edges.trailing_high, 0u);
+  EXPECT_EQ(lone_surrogate_edges(R"(a\\ud83d)").trailing_high, 0u);  // an escaped backslash
+  EXPECT_EQ(lone_surrogate_edges(R"(a\\\ud83d)").trailing_high, 0xD83Du);
+}
+
 }  // namespace
 }  // namespace agui

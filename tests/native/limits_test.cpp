@@ -447,5 +447,28 @@ TEST(Limits, MaxCallsPerRoundDefaultIsSixtyFour) {
   EXPECT_EQ(h.driver.status()["running"].size(), 64u);
 }
 
+TEST(Limits, MaxJsonDepthHasAnUpperBound) {
+  auto bad = DriverOptions::from_json({{"maxJsonDepth", kMaxJsonDepthBound + 1}});
+  ASSERT_TRUE(std::holds_alternative<Error>(bad));
+  EXPECT_EQ(std::get<Error>(bad).code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(std::get<Error>(bad).message,
+            "option 'maxJsonDepth' must be at most 1000: deeper values would overflow the "
+            "module's stack");
+  auto most = DriverOptions::from_json({{"maxJsonDepth", kMaxJsonDepthBound}});
+  ASSERT_TRUE(std::holds_alternative<DriverOptions>(most));
+  // And that depth folds: an event nested to the bound goes into the state whole.
+  Harness h(std::get<DriverOptions>(most));
+  h.last_step = h.driver.send("deep");
+  std::string deep =
+      std::string(kMaxJsonDepthBound - 2, '[') + "0" + std::string(kMaxJsonDepthBound - 2, ']');
+  std::string body = test::sse({test::run_started("t1", h.run_id())}) +
+                     "data: {\"type\":\"STATE_SNAPSHOT\",\"snapshot\":{\"v\":" + deep + "}}\n\n" +
+                     test::sse({test::run_finished("t1", h.run_id())});
+  h.driver.feed(h.run_id(), body);
+  EXPECT_EQ(h.driver.end_of_stream(h.run_id())["done"]["reason"], "done");
+  EXPECT_TRUE(json_deeper_than(h.driver.thread().state(), kMaxJsonDepthBound - 2));
+  EXPECT_FALSE(json_deeper_than(h.driver.thread().state(), kMaxJsonDepthBound - 1));
+}
+
 }  // namespace
 }  // namespace agui

@@ -643,5 +643,47 @@ TEST(RoundDriver, OptionsFromJsonNameTheBadKey) {
   ASSERT_TRUE(std::holds_alternative<Error>(neg));
 }
 
+TEST(RoundDriver, ArgumentsWithATrailingNulOrALeadingBomAreNotJson) {
+  constexpr char kNul[] = "{\"city\":\"Paris\"}\0{\"city\":\"Rome\"}";
+  for (const std::string& args :
+       {std::string(kNul, sizeof kNul - 1), std::string("\xEF\xBB\xBF{\"city\":\"Paris\"}")}) {
+    Harness h;
+    h.last_step = h.driver.send("weather?");
+    json step = h.play_call("c1", "get_weather", args);
+    EXPECT_FALSE(step.contains("execute"));
+    const json results = test::tool_messages(h.driver);
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(test::error_of(results[0]).rfind("arguments are not valid JSON", 0), 0u)
+        << test::error_of(results[0]);
+  }
+}
+
+TEST(RoundDriver, ASecondAnswerToACallIsRefusedAndNothingChanges) {
+  Harness h;
+  h.last_step = h.driver.send("go");
+  h.play_call("c1", "get_current_location", "{}");
+  h.last_step = h.driver.submit_result("c1", "here");
+  h.play({});
+  const std::size_t before = h.driver.thread().size();
+  h.driver.take_changes();
+  json refused = h.driver.send(
+      json::array({{{"role", "tool"}, {"toolCallId", "c1"}, {"content", "elsewhere"}}}));
+  EXPECT_EQ(refused["error"]["code"], "already_answered");
+  EXPECT_NE(refused["error"]["message"].get<std::string>().find("'c1'"), std::string::npos);
+  EXPECT_EQ(h.driver.thread().size(), before);
+  EXPECT_TRUE(h.driver.changes_empty());
+  // Two answers in one send() to a call that has none yet (the agent's own).
+  h.last_step = h.driver.send("search");
+  h.play({test::tool_start("s1", "web_search"), test::tool_end("s1")});
+  const std::size_t open = h.driver.thread().size();
+  refused =
+      h.driver.send(json::array({{{"role", "tool"}, {"toolCallId", "s1"}, {"content", "a"}},
+                                 {{"role", "tool"}, {"toolCallId", "s1"}, {"content", "b"}}}));
+  EXPECT_EQ(refused["error"]["code"], "already_answered");
+  EXPECT_NE(refused["error"]["message"].get<std::string>().find("message 1"), std::string::npos);
+  EXPECT_EQ(h.driver.thread().size(), open);
+  EXPECT_GT(open, before);
+}
+
 }  // namespace
 }  // namespace agui

@@ -258,3 +258,55 @@ test('differential: the corpus is all here (15 streams, each with .sse and .expe
   for (const name of [...Object.keys(PROBLEMS), ...Object.keys(ADJUST), ...Object.keys(POSTED)])
     assert.ok(names.includes(name), `${name} is a corpus stream`);
 });
+
+// A JS server that cuts text with slice() splits surrogate pairs between two
+// events; @ag-ui/client's strings join the halves, and so does the runtime: in
+// the text, the reasoning, the handler's arguments, the partial arguments, the
+// thread and the next request.
+test('a surrogate pair split across two deltas is one character, as @ag-ui/client makes it', async (t) => {
+  const { startAguiServer } = await import('../support/agui-server.mjs');
+  const { TOOL_SCHEMAS, SPLIT_PAIR_TEXT, SPLIT_PAIR_CITY } = await import('../support/scenarios.mjs');
+  const { HttpAgent } = await import('@ag-ui/client');
+  const server = await startAguiServer();
+  t.after(() => server.close());
+  const tools = [{ name: 'get_weather', description: 'weather', parameters: TOOL_SCHEMAS.get_weather }];
+
+  const reference = new HttpAgent({
+    url: server.url('split_pairs'),
+    threadId: 'ref-pairs',
+    initialMessages: [{ id: 'u1', role: 'user', content: 'hi' }],
+  });
+  await reference.runAgent({ tools });
+  const byRole = (messages, role) => messages.filter((m) => m.role === role);
+  const refCall = byRole(reference.messages, 'assistant').flatMap((m) => m.toolCalls ?? [])[0];
+
+  const handled = [];
+  const runtime = await createRuntime({
+    url: server.url('split_pairs'),
+    tools: [{ ...tools[0], handler: (args) => (handled.push(args), '21°C') }],
+  });
+  t.after(() => runtime.dispose());
+  const partials = [];
+  runtime.subscribe((c) => c.kind === 'tool_call_partial' && partials.push(structuredClone(c.args)));
+  assert.equal((await runtime.send('hi')).reason, 'done');
+
+  assert.deepEqual(handled, [{ city: SPLIT_PAIR_CITY }]);
+  assert.deepEqual(partials.at(-1), { city: SPLIT_PAIR_CITY });
+  const texts = (messages) => ({
+    reasoning: byRole(messages, 'reasoning').map((m) => m.content),
+    text: byRole(messages, 'assistant')
+      .map((m) => m.content)
+      .filter(Boolean)
+      .slice(0, 1),
+    args: byRole(messages, 'assistant')
+      .flatMap((m) => m.toolCalls ?? [])
+      .map((c) => c.function.arguments),
+  });
+  assert.deepEqual(texts(runtime.messages), texts(reference.messages));
+  assert.deepEqual(texts(runtime.messages).text, [SPLIT_PAIR_TEXT]);
+  assert.equal(refCall.function.arguments, JSON.stringify({ city: SPLIT_PAIR_CITY }));
+  // The follow-up request carries the joined characters back.
+  const next = server.requests.filter((r) => r.input?.threadId === runtime.threadId)[1].input;
+  assert.deepEqual(texts(next.messages), texts(reference.messages));
+  assert.ok(!JSON.stringify(runtime.messages).includes('\ufffd'), 'no U+FFFD anywhere in the thread');
+});

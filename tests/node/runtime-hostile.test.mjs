@@ -557,6 +557,7 @@ const BAD_OPTIONS = [
   ['circular context', { context: circular() }, /options\.context/],
   ['a threadId whose toString throws', { threadId: throwsOnString() }, /options\.threadId/],
   ['limits holding a BigInt', { limits: { maxEventBytes: 10n } }, /options\.limits\.maxEventBytes/],
+  ['limits.maxJsonDepth past its bound', { limits: { maxJsonDepth: 1001 } }, /'maxJsonDepth' must be at most 1000/],
   [
     'a thread export holding a BigInt',
     { thread: { format: 'agui-client-tools/thread', version: 1, threadId: 't', messages: [], state: 1n } },
@@ -582,6 +583,38 @@ for (const [what, options, pattern] of BAD_OPTIONS) {
 }
 
 // ---------------------------------------------------------------------------- Also
+
+test(
+  'send() with a tool message for a call that has its answer is refused (already_answered), and nothing changes',
+  T,
+  async (t) => {
+    const rt = await open(t, { url: URL_, fetch: scriptedFetch(callsProbeOnce).fetch, tools: [probe(() => 1)] });
+    assert.equal((await rt.send('go')).reason, 'done');
+    const [answered] = rt.messages.filter((m) => m.role === 'tool');
+    const before = JSON.stringify([rt.messages, rt.status]);
+    assertAguiError(
+      () => rt.send([{ role: 'tool', toolCallId: answered.toolCallId, content: 'a second answer' }]),
+      'already_answered',
+      new RegExp(`tool call '${answered.toolCallId}', which already has an answer`),
+    );
+    assert.equal(JSON.stringify([rt.messages, rt.status]), before);
+  },
+);
+
+test('a call replayed by the next run, or ended again, keeps its final state and is reported', T, async (t) => {
+  const scripted = scriptedFetch((input, n) =>
+    n === 0 ? callEvents('c1', 'probe') : [...callEvents('c1', 'probe'), { type: 'TOOL_CALL_END', toolCallId: 'c1' }],
+  );
+  const rt = await open(t, { url: URL_, fetch: scripted.fetch, tools: [probe(() => 1)] });
+  const changes = record(rt);
+  assert.equal((await rt.send('go')).reason, 'done');
+  const states = changes.of('tool_call_status').map((c) => c.status);
+  assert.deepEqual(states, ['streaming', 'ready', 'running', 'done']);
+  assert.deepEqual(
+    changes.problems().map((p) => p.code),
+    ['duplicate_tool_call', 'not_open', 'already_ended', 'already_ended'],
+  );
+});
 
 test('a content type that only starts with text/event-stream (text/event-stream-foo) is refused', T, async (t) => {
   const scripted = scriptedFetch(

@@ -126,6 +126,12 @@ test('arguments that are not JSON, or not an object, are refused with what was w
   assertErrorResult(await badArgs(t, '"Paris"'), /arguments must be a JSON object, got string/);
 });
 
+test('arguments followed by a NUL byte and more, or led by a BOM, are not JSON, as JSON.parse says', T, async (t) => {
+  // nlohmann alone reads the first value of the one and skips the BOM of the other.
+  assertErrorResult(await badArgs(t, '{"city":"Paris"}\u0000{"city":"Rome"}'), /arguments are not valid JSON/);
+  assertErrorResult(await badArgs(t, '\ufeff{"city":"Paris"}'), /arguments are not valid JSON/);
+});
+
 test('limits.maxArgumentBytes: oversized arguments are refused before parsing', T, async (t) => {
   const big = JSON.stringify({ city: 'P'.repeat(200) });
   const refused = await badArgs(t, big, { limits: { maxArgumentBytes: 100 } });

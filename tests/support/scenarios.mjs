@@ -532,8 +532,34 @@ async function* every_event(input, api) {
   });
 }
 
+// A JS agent that cuts its text with slice(): in UTF-16 code units, so a cut may
+// fall inside a surrogate pair, and @ag-ui/encoder (JSON.stringify) writes each
+// half as a lone escape in its own event. A JS client's strings join them.
+export const SPLIT_PAIR_TEXT = 'Zürich 😀, 🌍!';
+export const SPLIT_PAIR_CITY = 'Zürich, 😀';
+const sliced = (text, size) =>
+  Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, i * size + size));
+
+async function* split_pairs(input, api) {
+  const [done] = named(api, 'get_weather');
+  if (done) return yield* say(api, sliced(replies.weather(done.result), 2));
+  if (yield* unlessAdvertised(api, 'get_weather')) return;
+  const reasoningId = api.id('reasoning');
+  yield { type: 'REASONING_MESSAGE_START', messageId: reasoningId, role: 'reasoning' };
+  for (const delta of sliced(SPLIT_PAIR_TEXT, 2))
+    yield { type: 'REASONING_MESSAGE_CONTENT', messageId: reasoningId, delta };
+  yield { type: 'REASONING_MESSAGE_END', messageId: reasoningId };
+  const parentMessageId = yield* say(api, sliced(SPLIT_PAIR_TEXT, 2));
+  const toolCallId = api.id('call');
+  yield { type: 'TOOL_CALL_START', toolCallId, toolCallName: 'get_weather', parentMessageId };
+  for (const delta of sliced(JSON.stringify({ city: SPLIT_PAIR_CITY }), 2))
+    yield { type: 'TOOL_CALL_ARGS', toolCallId, delta };
+  yield { type: 'TOOL_CALL_END', toolCallId };
+}
+
 export const scenarios = {
   text,
+  split_pairs,
   one_tool,
   one_tool_chunks,
   multi_round,

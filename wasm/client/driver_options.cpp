@@ -54,6 +54,11 @@ std::variant<DriverOptions, Error> DriverOptions::from_json(const json& o) {
       out.max_message_bytes = v.get<std::size_t>();
     } else if (key == "maxJsonDepth") {
       if (auto e = need_int(1)) return *e;
+      if (v.get<std::uint64_t>() > kMaxJsonDepthBound)
+        return make_error(ErrorCode::kInvalidArgument,
+                          "option 'maxJsonDepth' must be at most " +
+                              std::to_string(kMaxJsonDepthBound) +
+                              ": deeper values would overflow the module's stack");
       out.max_json_depth = v.get<std::size_t>();
     } else if (key == "maxCallsPerRound") {
       if (auto e = need_int(1)) return *e;

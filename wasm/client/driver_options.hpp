@@ -16,6 +16,13 @@ namespace agui {
 // MAX_FRONTEND_TOOL_ROUNDS: follow-up runs per turn, unless the page sets maxRounds.
 inline constexpr int kMaxFrontendToolRounds = 5;
 
+// The most maxJsonDepth may be. Copying, comparing and dumping a value recurse
+// once per level: in node 20 the shipped module holds about 8,000 levels and
+// fails past 10,000 ("Maximum call stack size exceeded", mid-way through a
+// change record); 1,000 stays far under that on smaller stacks (workers,
+// other engines). docs/limits.md.
+inline constexpr std::size_t kMaxJsonDepthBound = 1000;
+
 struct DriverOptions {
   int max_rounds = kMaxFrontendToolRounds;  // follow-up runs per turn
   int repeat_limit = 3;                     // the Nth identical call in a row is refused (0 = off)

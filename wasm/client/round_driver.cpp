@@ -93,6 +93,7 @@ Step RoundDriver::send_step(const json& input) {
         return refuse(ErrorCode::kInvalidArgument,
                       "send(): message id '" + *id + "' is already in the thread");
       }
+      if (auto refused = second_answer(input, i)) return *refused;
       if (json_deeper_than(m, options_.max_json_depth)) {
         return refuse(ErrorCode::kLimitExceeded, "send(): message " + std::to_string(i) +
                                                      " nests arrays and objects deeper than " +
@@ -136,6 +137,26 @@ Step RoundDriver::send_step(const json& input) {
   repeat_count_ = 0;
   changes_.record(ChangeKind::kTurnStarted);
   return start_run(std::move(step));
+}
+
+// A tool message for a call that has its answer (in the thread, or earlier in
+// the same send()) would be a second one, which providers refuse.
+std::optional<Step> RoundDriver::second_answer(const json& all, std::size_t i) const {
+  auto answered_call = [](const json& m) -> const std::string* {
+    const auto* role = opt_string(m, "role");
+    return role && *role == "tool" ? opt_string(m, "toolCallId") : nullptr;
+  };
+  const std::string* call_id = answered_call(all[i]);
+  if (call_id == nullptr) return std::nullopt;
+  bool answered = thread_.find_result(*call_id) != nullptr;
+  for (std::size_t k = 0; k < i && !answered; ++k) {
+    const std::string* earlier = answered_call(all[k]);
+    answered = earlier && *earlier == *call_id;
+  }
+  if (!answered) return std::nullopt;
+  return refuse(ErrorCode::kAlreadyAnswered, "send(): message " + std::to_string(i) +
+                                                 " answers tool call '" + *call_id +
+                                                 "', which already has an answer");
 }
 
 Step RoundDriver::start_run(Step step) {
@@ -496,9 +517,13 @@ void RoundDriver::answer(Call& call, std::string content, std::optional<std::str
   call.status = CallStatus::kAnswered;
   call.content = std::move(content);
   call.error = std::move(error);
-  changes_.call_status(call.id, call.name,
-                       state.value_or(call.error ? CallState::kError : CallState::kDone),
-                       call.error ? &*call.error : nullptr);
+  const CallState to = state.value_or(call.error ? CallState::kError : CallState::kDone);
+  if (changes_.call_status(call.id, call.name, to, call.error ? &*call.error : nullptr)) return;
+  // A call whose result a MESSAGES_SNAPSHOT left out: the thread gets this
+  // answer (no request goes out with an open call), the state stays final.
+  reducer_.report(
+      ProblemCode::kCallStateFinal,
+      changes_.final_state_of(call.id) + ": the thread takes this answer, the state stays", false);
 }
 
 void RoundDriver::answer_with_error(Call& call, const std::string& message, json details,

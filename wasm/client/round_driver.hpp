@@ -171,6 +171,7 @@ class RoundDriver {
   // kDenied when the user said no; kCancelled when the approval deadline passed.
   void reject_call(Call& call, const std::string& reason, CallState state = CallState::kDenied);
 
+  std::optional<Step> second_answer(const json& messages, std::size_t i) const;
   Step start_run(Step step = {});
   void write_run_input();
   Step after_run();

@@ -228,9 +228,69 @@ std::string mend_for_nlohmann(std::string_view t) {
   return out;
 }
 
+// At t[i] == '"', in text the parser accepted: the index of the closing quote.
+std::size_t closing_quote(std::string_view t, std::size_t i) {
+  while (++i < t.size() && t[i] != '"') i += t[i] == '\\';
+  return i;
+}
+
+// Past the JSON value at t[i] (text the parser accepted): a string by its
+// quotes, a container by its depth, a scalar up to the ',' or '}' after it.
+std::size_t skip_value(std::string_view t, std::size_t i) {
+  for (std::size_t depth = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    if (c == '"') {
+      i = closing_quote(t, i);
+      if (depth == 0) return i + 1;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == '}' || c == ',') {
+      if (depth == 0) return i;
+      if (c != ',' && --depth == 0) return i + 1;
+    }
+  }
+  return i;
+}
+
 }  // namespace
 
+std::optional<std::string_view> raw_string_member(std::string_view t, std::string_view key) {
+  std::optional<std::string_view> found;
+  std::size_t i = skip_space(t, 0);
+  if (i == t.size() || t[i] != '{') return found;
+  for (i = skip_space(t, i + 1); i < t.size() && t[i] == '"';) {
+    std::size_t end = closing_quote(t, i);
+    const bool match = t.substr(i + 1, end - i - 1) == key;  // (an escaped key never matches)
+    i = skip_space(t, end + 1);
+    if (i == t.size() || t[i] != ':') break;
+    i = skip_space(t, i + 1);
+    if (match && i < t.size() && t[i] == '"')
+      found = t.substr(i + 1, (end = closing_quote(t, i)) - i - 1);
+    i = skip_space(t, skip_value(t, i));
+    if (i < t.size() && t[i] == ',') i = skip_space(t, i + 1);
+  }
+  return found;
+}
+
+SurrogateEdges lone_surrogate_edges(std::string_view raw) {
+  SurrogateEdges edges;
+  const long first = escaped_unit(raw, 0);
+  if (first >= 0xDC00 && first <= 0xDFFF) edges.leading_low = static_cast<unsigned>(first);
+  if (raw.size() < 6) return edges;
+  const std::size_t at = raw.size() - 6;
+  std::size_t slashes = 0;  // an even run of backslashes before it: a real escape
+  while (slashes < at && raw[at - 1 - slashes] == '\\') ++slashes;
+  const long last = escaped_unit(raw, at);
+  if (slashes % 2 == 0 && last >= 0xD800 && last <= 0xDBFF)
+    edges.trailing_high = static_cast<unsigned>(last);
+  return edges;
+}
+
 json parse_json(std::string_view text) {
+  // nlohmann ends the text at a NUL byte and skips a leading BOM (so
+  // `{"a":1}\0{"a":2}` reads as the first value); JSON.parse refuses both.
+  if (text.find('\0') != std::string_view::npos || text.substr(0, 3) == "\xEF\xBB\xBF")
+    return json(json::value_t::discarded);
   json value = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (!value.is_discarded()) return value;
   // The rare path: only text nlohmann refused is scanned and parsed again.

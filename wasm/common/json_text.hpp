@@ -36,6 +36,20 @@ std::size_t read_flat_string_object(std::string_view text, FlatMember* members,
 // those too; the full parser then reports it).
 bool unescape_json_string(std::string_view raw, std::string& out);
 
+// The raw text (as FlatMember::raw) of the string member `key` at the top level
+// of the JSON object `text`, the last when it repeats (as JSON.parse keeps), or
+// nullopt. For text the parser accepted; an escaped key is not matched.
+std::optional<std::string_view> raw_string_member(std::string_view text, std::string_view key);
+
+// The lone surrogate escapes at the edges of a string's raw text, 0 where there
+// is none: a low half that starts it (\ude00...), a high half that ends it
+// (...\ud83d). JSON.stringify writes each half of a pair split by slice() so.
+struct SurrogateEdges {
+  unsigned leading_low = 0;
+  unsigned trailing_high = 0;
+};
+SurrogateEdges lone_surrogate_edges(std::string_view raw);
+
 // The members as a JSON object (each value decoded), or nullopt when a value's
 // escapes are not JSON.
 std::optional<json> flat_object_json(const FlatMember* members, std::size_t count);
@@ -44,7 +58,8 @@ std::optional<json> flat_object_json(const FlatMember* members, std::size_t coun
 // would write it: where nlohmann refuses what JSON.parse accepts, a \u escape
 // of a lone surrogate becomes U+FFFD (UTF-8 cannot hold the surrogate) and a
 // number past a double's range (1e400, which JSON.parse reads as Infinity)
-// becomes null. A discarded value (is_discarded()) when the text is not JSON.
+// becomes null. A discarded value (is_discarded()) when the text is not JSON,
+// as JSON.parse says: a NUL byte anywhere or a leading BOM included.
 json parse_json(std::string_view text);
 
 // Appends `text` to `out` as a JSON string, quotes included, escaped as

@@ -50,6 +50,37 @@ ChangeLog::Record& ChangeLog::Record::raw(std::string_view key, std::string_view
   return *this;
 }
 
+bool ChangeLog::call_status(std::string_view call_id, std::string_view name, CallState state,
+                            const std::string* error) {
+  // (kinds.hpp lists the states in the order a call moves through them.)
+  const auto rank = static_cast<std::size_t>(state);
+  std::string id(call_id);
+  auto it = states_.find(id);
+  if (it != states_.end() &&
+      (it->second >= static_cast<std::size_t>(CallState::kDone) || rank < it->second))
+    return false;
+  states_[id] = rank;
+  auto r = record(ChangeKind::kToolCallStatus);
+  r.str("toolCallId", call_id).str("name", name).str("status", to_string(state));
+  if (error) r.str("error", *error);
+  return true;
+}
+
+std::optional<CallState> ChangeLog::call_state(std::string_view call_id) const {
+  auto it = states_.find(std::string(call_id));
+  if (it == states_.end()) return std::nullopt;
+  return static_cast<CallState>(it->second);
+}
+
+std::string ChangeLog::final_state_of(std::string_view call_id) const {
+  std::string out = "tool call '";
+  out += call_id;
+  out += "' is ";
+  out += to_string(call_state(call_id).value_or(CallState::kDone));
+  out += ", a final state";
+  return out;
+}
+
 std::string ChangeLog::take_text() {
   std::string out = std::move(text_);
   out += ']';

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "common/json.hpp"
 #include "protocol/kinds.hpp"
@@ -40,13 +42,16 @@ class ChangeLog {
   };
   Record record(ChangeKind kind);
   // {"kind": "tool_call_status", toolCallId, name, status, error?}: the one
-  // writer of a call's state, for the reducer and the driver alike.
-  void call_status(std::string_view call_id, std::string_view name, CallState state,
-                   const std::string* error = nullptr) {
-    auto r = record(ChangeKind::kToolCallStatus);
-    r.str("toolCallId", call_id).str("name", name).str("status", to_string(state));
-    if (error) r.str("error", *error);
-  }
+  // writer of a call's state, for the reducer and the driver alike. A state
+  // only moves forward, and a final one (done, error, cancelled, denied) never
+  // moves again: such a move is refused, nothing is written, and the caller
+  // reports it (call_state_final) with the state the call keeps.
+  bool call_status(std::string_view call_id, std::string_view name, CallState state,
+                   const std::string* error = nullptr);
+  // The call's last state, when one was announced.
+  std::optional<CallState> call_state(std::string_view call_id) const;
+  // For the problem a refused move reports: "tool call 'c1' is done, a final state".
+  std::string final_state_of(std::string_view call_id) const;
   // {"kind": kind, key: value}
   void push(ChangeKind kind, std::string_view key, const json& value) {
     record(kind).value(key, value);
@@ -61,6 +66,8 @@ class ChangeLog {
  private:
   std::string text_ = "[";
   std::size_t count_ = 0;
+  // toolCallId -> its last state (a CallState; size_t shares the code of the core's other maps)
+  std::unordered_map<std::string, std::size_t> states_;
 };
 
 }  // namespace agui

@@ -6,6 +6,7 @@
 
 #include <unordered_map>
 
+#include "common/utf8.hpp"
 #include "protocol/fields.hpp"
 #include "protocol/json_patch.hpp"
 
@@ -132,6 +133,7 @@ std::optional<std::size_t> EventReducer::argument_bytes_over_limit(
 }
 
 void EventReducer::begin_run(std::string run_id) {
+  flush_halves();  // the last run's, when its stream broke off mid-pair
   phase_ = RunPhase::kNotStarted;
   stopped_ = false;
   index_ = 0;
@@ -194,6 +196,10 @@ std::string EventReducer::lane_key(const json& e) {
 }
 
 void EventReducer::apply_data(std::string_view data) {
+  struct Folding {
+    std::string_view& data;
+    ~Folding() { data = {}; }
+  } folding{data_ = data};
   // Most events are flat objects of strings: read those without the parser.
   FlatMember members[kFlatMembers];
   if (const std::size_t n = read_flat_string_object(data, members, kFlatMembers)) {
@@ -280,12 +286,16 @@ void EventReducer::merge_metadata_of(json& target, const json& e, std::string_vi
         .value("metadata", target["metadata"]);
 }
 
-void EventReducer::append_text(json& message, std::string_view id, std::string_view delta) {
+void EventReducer::append_text(json& message, std::string_view id, std::string_view delta,
+                               bool join) {
+  if (join) delta = join_halves('m', id, delta);
   append_to(message["content"], delta);
   changes_.record(ChangeKind::kTextAppended).str("messageId", id).str("delta", delta);
 }
 
-void EventReducer::append_args(json& function, std::string_view call_id, std::string_view delta) {
+void EventReducer::append_args(json& function, std::string_view call_id, std::string_view delta,
+                               bool join) {
+  if (join) delta = join_halves('c', call_id, delta);
   append_to(function["arguments"], delta);
   changes_.record(ChangeKind::kToolCallArgs).str("toolCallId", call_id).str("delta", delta);
   auto it = partials_.try_emplace(std::string(call_id), limits_.max_json_depth).first;
@@ -293,6 +303,63 @@ void EventReducer::append_args(json& function, std::string_view call_id, std::st
   it->second.args.feed(delta);
   if (partials_touched_.empty() || partials_touched_.back() != it->first)
     partials_touched_.push_back(it->first);
+}
+
+namespace {
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD, as a lone half decodes
+bool starts_odd(std::string_view s) { return s.substr(0, 3) == kReplacement; }
+bool ends_odd(std::string_view s) {
+  return s.size() >= 3 && s.substr(s.size() - 3) == kReplacement;
+}
+}  // namespace
+
+std::string_view EventReducer::join_halves(char lane, std::string_view id, std::string_view delta) {
+  if (held_high_.empty() && !ends_odd(delta)) return delta;  // the usual case
+  std::string key(1, lane);
+  key += id;
+  auto held = held_high_.find(key);
+  if (held == held_high_.end() && !ends_odd(delta)) return delta;
+  SurrogateEdges edges;
+  if (!data_.empty() && (starts_odd(delta) || ends_odd(delta))) {
+    if (auto raw = raw_string_member(data_, "delta")) edges = lone_surrogate_edges(*raw);
+  }
+  joined_.clear();
+  if (held != held_high_.end()) {
+    if (edges.leading_low != 0) {
+      const auto high = static_cast<std::uint32_t>(held->second);
+      append_utf8(joined_, 0x10000 + ((high - 0xD800) << 10) + (edges.leading_low - 0xDC00));
+      delta.remove_prefix(kReplacement.size());
+    } else {
+      joined_ += kReplacement;
+    }
+    held_high_.erase(key);
+  }
+  if (edges.trailing_high != 0 && ends_odd(delta)) {
+    delta.remove_suffix(kReplacement.size());
+    held_high_[key] = edges.trailing_high;
+  }
+  joined_ += delta;
+  return joined_;
+}
+
+void EventReducer::flush_half(char lane, const std::string& id) {
+  if (held_high_.empty()) return;
+  std::string key(1, lane);
+  key += id;
+  if (held_high_.find(key) == held_high_.end()) return;
+  held_high_.erase(key);
+  if (lane == 'm') {
+    if (json* m = thread_.find_message(id)) append_text(*m, id, kReplacement, false);
+  } else if (auto ref = thread_.find_tool_call(id)) {
+    append_args(ref->call()["function"], id, kReplacement, false);
+  }
+}
+
+void EventReducer::flush_halves() {
+  while (!held_high_.empty()) {
+    const std::string key = held_high_.begin()->first;
+    flush_half(key[0], key.substr(1));
+  }
 }
 
 void EventReducer::record_partials() {
@@ -473,6 +540,7 @@ void EventReducer::on_text_end(const json& e, const std::string& type) {
             type + " for message '" + *id + "' that already ended; ignored");
   }
   ended_messages_.insert(*id);
+  flush_half('m', *id);
   merge_metadata_of(*m, e, "messageId", *id);
   changes_.push(ChangeKind::kMessageEnded, "messageId", *id);
 }
@@ -498,9 +566,12 @@ void EventReducer::on_tool_end(const json& e, const std::string& type) {
             type + " for tool call '" + *id + "' that was never started; event skipped");
     return;
   }
-  if (open_calls_.erase(*id) == 0 && ended_calls_.count(*id)) {
+  if (open_calls_.erase(*id) == 0) {
+    // Ended twice, or replayed in a later run: its arguments are complete, and
+    // its state (ready, or final by now) stays.
     problem(type, ProblemCode::kAlreadyEnded,
             type + " for tool call '" + *id + "' that already ended; ignored");
+    return;
   }
   ended_calls_.insert(*id);
   merge_metadata_of(ref->call(), e, "toolCallId", *id);
@@ -509,6 +580,7 @@ void EventReducer::on_tool_end(const json& e, const std::string& type) {
 
 // A call's arguments are complete: their last growth, the end, and the state.
 void EventReducer::end_tool_call(const std::string& call_id, const json& call) {
+  flush_half('c', call_id);
   record_partial(call_id);
   changes_.push(ChangeKind::kToolCallEnded, "toolCallId", call_id);
   changes_.call_status(call_id, call_name(call), CallState::kReady);
@@ -526,6 +598,7 @@ void EventReducer::on_state_snapshot(const json& e, const std::string& type) {
 }
 
 void EventReducer::on_run_error(const json& e) {
+  flush_halves();
   const auto* message = opt_string(e, "message");
   const auto* code = opt_string(e, "code");
   phase_ = RunPhase::kErrored;
@@ -702,6 +775,7 @@ void EventReducer::close_open_streams(const std::string& lane) {
     }
   } else if (open_messages_.erase(chunk.id)) {
     ended_messages_.insert(chunk.id);
+    flush_half('m', chunk.id);
     changes_.push(ChangeKind::kMessageEnded, "messageId", chunk.id);
   }
 }
@@ -815,8 +889,11 @@ void EventReducer::on_tool_result(const json& e, const std::string& type) {
   merge_metadata(message, e);
   json& stored = thread_.insert_result(std::move(message));
   changes_.push(ChangeKind::kToolResult, "message", stored);
-  if (auto ref = thread_.find_tool_call(*call_id))
-    changes_.call_status(*call_id, call_name(ref->call()), CallState::kDone);
+  auto ref = thread_.find_tool_call(*call_id);
+  if (ref && !changes_.call_status(*call_id, call_name(ref->call()), CallState::kDone)) {
+    problem(type, ProblemCode::kCallStateFinal,
+            type + ": " + changes_.final_state_of(*call_id) + "; applied, the state stays");
+  }
 }
 
 void EventReducer::on_state_delta(const json& e, const std::string& type) {
@@ -1020,6 +1097,7 @@ void EventReducer::on_run_started(const json& e, const std::string& type) {
 }
 
 void EventReducer::on_run_finished(const json& e, const std::string& type) {
+  flush_halves();
   for (const auto& id : open_messages_) {
     problem(type, ProblemCode::kUnclosedMessage,
             "RUN_FINISHED while message '" + id + "' is still open; closed");

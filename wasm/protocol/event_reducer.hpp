@@ -162,9 +162,20 @@ class EventReducer {
   // merge_metadata() into a message or call already in the thread, recorded as
   // metadata_merged under `id_key` when something changed.
   void merge_metadata_of(json& target, const json& e, std::string_view id_key, std::string_view id);
-  // The one place a content or arguments delta lands, and its change record.
-  void append_text(json& message, std::string_view id, std::string_view delta);
-  void append_args(json& function, std::string_view call_id, std::string_view delta);
+  // The one place a content or arguments delta lands, and its change record;
+  // `join`: through join_halves() (not for the U+FFFD of a flushed half).
+  void append_text(json& message, std::string_view id, std::string_view delta, bool join = true);
+  void append_args(json& function, std::string_view call_id, std::string_view delta,
+                   bool join = true);
+  // A pair split across two deltas of one message or call (lane 'm' or 'c'):
+  // a high half that ends a delta is held back and joins the low half the next
+  // delta starts with, as JS strings join them; a half with no partner becomes
+  // U+FFFD. O(1) but for deltas that end in U+FFFD or follow a held half: only
+  // those read the event's raw text (data_).
+  std::string_view join_halves(char lane, std::string_view id, std::string_view delta);
+  // The held half of one message or call (or of all) becomes U+FFFD: its stream ended.
+  void flush_half(char lane, const std::string& id);
+  void flush_halves();
 
   void problem(const std::string& type, ProblemCode code, std::string message, bool fatal = false);
   void stop(std::string message);
@@ -240,6 +251,11 @@ class EventReducer {
   std::unordered_set<std::string> ended_calls_;
   std::map<std::string, OpenChunk> open_chunks_;  // per subagent lane ("" = the agent itself)
   std::string scratch_id_, scratch_delta_;        // the fast path's decoded escapes
+  std::string_view data_;                         // the event's text while apply_data() folds it
+  // lane + id -> a held high half (a double: the map then shares its code with the driver's
+  // approval deadlines)
+  std::unordered_map<std::string, double> held_high_;
+  std::string joined_;  // join_halves()'s delta, when it mends
 };
 
 }  // namespace agui

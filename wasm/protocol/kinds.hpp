@@ -39,45 +39,47 @@ namespace agui {
 
 // A rule the stream broke (a `problem` change's code); docs/ordering.md says
 // what happens in each case.
-#define AGUI_PROBLEM_CODES(X)                    \
-  X(kInvalidEvent, "invalid_event")              \
-  X(kInvalidJson, "invalid_json")                \
-  X(kInvalidUtf8, "invalid_utf8")                \
-  X(kTruncatedEvent, "truncated_event")          \
-  X(kUnknownEvent, "unknown_event")              \
-  X(kLimitExceeded, "limit_exceeded")            \
-  X(kMissingField, "missing_field")              \
-  X(kBeforeRunStarted, "before_run_started")     \
-  X(kAfterRunEnd, "after_run_end")               \
-  X(kSecondRunStarted, "second_run_started")     \
-  X(kRunIdMismatch, "run_id_mismatch")           \
-  X(kWrongThread, "wrong_thread")                \
-  X(kInvalidOutcome, "invalid_outcome")          \
-  X(kUnknownOutcome, "unknown_outcome")          \
-  X(kUnknownMessage, "unknown_message")          \
-  X(kDuplicateMessage, "duplicate_message")      \
-  X(kInvalidMessage, "invalid_message")          \
-  X(kActivityMessage, "activity_message")        \
-  X(kNotActivity, "not_activity")                \
-  X(kAlreadyStarted, "already_started")          \
-  X(kAlreadyEnded, "already_ended")              \
-  X(kUnclosedMessage, "unclosed_message")        \
-  X(kUnknownToolCall, "unknown_tool_call")       \
-  X(kDuplicateToolCall, "duplicate_tool_call")   \
-  X(kParentNotAssistant, "parent_not_assistant") \
-  X(kNotOpen, "not_open")                        \
-  X(kAfterEnd, "after_end")                      \
-  X(kUnclosedToolCall, "unclosed_tool_call")     \
-  X(kDuplicateResult, "duplicate_result")        \
-  X(kPatchFailed, "patch_failed")                \
-  X(kUnknownPendingCall, "unknown_pending_call") \
-  X(kInvalidResponseSchema, "invalid_response_schema")
+#define AGUI_PROBLEM_CODES(X)                          \
+  X(kInvalidEvent, "invalid_event")                    \
+  X(kInvalidJson, "invalid_json")                      \
+  X(kInvalidUtf8, "invalid_utf8")                      \
+  X(kTruncatedEvent, "truncated_event")                \
+  X(kUnknownEvent, "unknown_event")                    \
+  X(kLimitExceeded, "limit_exceeded")                  \
+  X(kMissingField, "missing_field")                    \
+  X(kBeforeRunStarted, "before_run_started")           \
+  X(kAfterRunEnd, "after_run_end")                     \
+  X(kSecondRunStarted, "second_run_started")           \
+  X(kRunIdMismatch, "run_id_mismatch")                 \
+  X(kWrongThread, "wrong_thread")                      \
+  X(kInvalidOutcome, "invalid_outcome")                \
+  X(kUnknownOutcome, "unknown_outcome")                \
+  X(kUnknownMessage, "unknown_message")                \
+  X(kDuplicateMessage, "duplicate_message")            \
+  X(kInvalidMessage, "invalid_message")                \
+  X(kActivityMessage, "activity_message")              \
+  X(kNotActivity, "not_activity")                      \
+  X(kAlreadyStarted, "already_started")                \
+  X(kAlreadyEnded, "already_ended")                    \
+  X(kUnclosedMessage, "unclosed_message")              \
+  X(kUnknownToolCall, "unknown_tool_call")             \
+  X(kDuplicateToolCall, "duplicate_tool_call")         \
+  X(kParentNotAssistant, "parent_not_assistant")       \
+  X(kNotOpen, "not_open")                              \
+  X(kAfterEnd, "after_end")                            \
+  X(kUnclosedToolCall, "unclosed_tool_call")           \
+  X(kDuplicateResult, "duplicate_result")              \
+  X(kPatchFailed, "patch_failed")                      \
+  X(kUnknownPendingCall, "unknown_pending_call")       \
+  X(kInvalidResponseSchema, "invalid_response_schema") \
+  X(kCallStateFinal, "call_state_final")
 
-// The states of a tool call, as tool_call_status announces them; docs/changes.md
-// has the table of what moves each. A client call goes streaming -> ready ->
-// (pending_approval) -> running -> done | error | cancelled | denied (it may
-// end from ready, refused or closed, without running); a server call goes
-// streaming -> ready -> done when its result arrives.
+// The states of a tool call, as tool_call_status announces them, in the order
+// a call moves through them (a state never moves back; from done on, each is
+// final); docs/changes.md has the table of what moves each. A client call goes streaming -> ready
+// -> (pending_approval) -> running -> done | error | cancelled | denied (it may end from ready,
+// refused or closed, without running); a server call goes streaming -> ready -> done when its
+// result arrives.
 #define AGUI_CALL_STATES(X)               \
   X(kStreaming, "streaming")              \
   X(kReady, "ready")                      \
