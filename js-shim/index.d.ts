@@ -365,6 +365,12 @@ export interface RuntimeOptions {
   idleTimeoutMs?: number;
   context?: { description: string; value: string }[];
   forwardedProps?: Json;
+  /**
+   * Result texts a server sends for a call of one of these tools that it has
+   * not answered (default `["Forwarded to client"]`, as the AWS Strands bridges
+   * send): the handler runs, and its result takes the placeholder's place.
+   */
+  placeholderResults?: string[];
   /** Also stamp x-destructive / x-category / x-confirm / x-summary into schemas (default false). */
   stampSchemaExtensions?: boolean;
   /**

@@ -18,6 +18,7 @@ const DRIVER_OPTIONS = [
   'approvalTimeoutMs',
   'context',
   'forwardedProps',
+  'placeholderResults',
 ];
 const LIMIT_OPTIONS = [
   'maxEventBytes',

@@ -22,6 +22,10 @@ const JOIN = Symbol('join'); // createRuntime() of a follower waits on it
 
 // A stream that sends nothing (not even a comment) for this long is cut off.
 const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+// After this client left a run in flight, an empty answer to the next request is
+// the server still running the old one (CopilotKit): it is sent again after each
+// of these delays before the turn ends run_error.
+const EMPTY_RETRY_DELAYS_MS = [300, 700, 1500];
 
 // Tabs on one thread (docs/persistence.md#tabs). A follower waits this long for the tab in charge
 // to send it the thread, then shows what the store holds; a tab that handed its thread over takes
@@ -52,6 +56,9 @@ export class Runtime {
   #subscribers = new Set();
   #turn = null; // {promise, resolve}
   #run = null; // {runId, controller}
+  // This client left a run in flight (abort(), a superseding send()) and no
+  // run has streamed since: the server may still be running it (EMPTY_RETRY_DELAYS_MS).
+  #leftRun = false;
   #inflight = new Map(); // toolCallId -> {stop}: the running handler's job
   #timers = new Map(); // key -> cancel function (approval and interrupt deadlines)
   #lastInput = null; // the last 'request' change: its input is parsed on demand
@@ -218,9 +225,15 @@ export class Runtime {
   // Stops this tab's work on the thread without closing anything in it: the request is cancelled,
   // handlers are told to stop (and what they answer is dropped).
   #halt(why) {
-    this.#run?.controller.abort();
-    this.#run = null;
+    this.#leaveRun();
     this.#cancelInflight(why);
+  }
+
+  #leaveRun() {
+    if (!this.#run) return;
+    this.#leftRun = true;
+    this.#run.controller.abort();
+    this.#run = null;
   }
 
   // `holds`: the store had the thread when this runtime opened it.
@@ -337,8 +350,7 @@ export class Runtime {
     // is cancelled and its handlers are told to stop.
     const step = unwrap(this.#driver.send(input));
     const previous = this.#turn;
-    this.#run?.controller.abort();
-    this.#run = null;
+    this.#leaveRun();
     if (previous) {
       this.#cancelInflight('superseded by a new message');
       this.#turn = null;
@@ -947,8 +959,10 @@ export class Runtime {
       body,
       controller,
       idleTimeoutMs: this.#options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      emptyRetryDelaysMs: this.#leftRun ? EMPTY_RETRY_DELAYS_MS : [],
       onBytes: (bytes) => {
         if (this.#run !== run || this.#disposed) return false;
+        this.#leftRun = false;
         const step = feedBytes(this.#driver, run.runId, bytes);
         this.#carryOut(step, true);
         return !step.done && !step.stale; // false: stop reading

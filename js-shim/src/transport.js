@@ -68,13 +68,39 @@ export async function postRun(run) {
     });
   try {
     // (run is passed as it is: copying it with a spread cost more than the rest of this function)
-    await stream(run, signal, watch, fail, untilAborted);
+    await streamRetryingEmpty(run, signal, watch, fail, untilAborted);
   } finally {
     watch.stop();
   }
 }
 
 const ABORTED = Symbol('aborted');
+const EMPTY = Symbol('empty');
+
+// A server that goes on running a thread after the client left it (CopilotKit
+// does, after this client's abort() or a superseding send()) answers the next
+// run on it with an empty 200 stream. After such a leave the runtime passes
+// `emptyRetryDelaysMs`: the same request is sent again after each delay, and
+// only an empty answer to the last one is a failure.
+async function streamRetryingEmpty(run, signal, watch, fail, untilAborted) {
+  const delays = run.emptyRetryDelaysMs ?? [];
+  for (let attempt = 0; ; attempt += 1) {
+    if ((await stream(run, signal, watch, fail, untilAborted)) !== EMPTY) return;
+    const tries = attempt === 0 ? '' : ` (sent ${attempt + 1} times)`;
+    if (attempt === delays.length) {
+      return fail(
+        `the agent at ${run.url} answered with an empty event stream (not even RUN_STARTED)${tries}: the server may still be running an earlier run on this thread (abort() stops this client only)`,
+      );
+    }
+    let cancel;
+    const waited = await untilAborted(new Promise((resolve) => (cancel = schedule(delays[attempt], resolve))));
+    if (waited === ABORTED) {
+      cancel();
+      return fail('aborted');
+    }
+    watch.touch();
+  }
+}
 
 // A media type, parsed: the type/subtype before any parameter, case-insensitive.
 const isEventStream = (contentType) => contentType.split(';')[0].trim().toLowerCase() === 'text/event-stream';
@@ -118,12 +144,12 @@ async function stream({ url, headers, fetch, body, onBytes, onEnd }, signal, wat
     fail(`the agent at ${url} answered with no body`);
     return;
   }
-  await read(response.body.getReader(), { url, onBytes, onEnd }, watch, fail, untilAborted);
+  return read(response.body.getReader(), { url, onBytes, onEnd }, watch, fail, untilAborted);
 }
 
-// The body's bytes, chunk by chunk, to the core. An empty stream is reported
-// apart: a server that refuses a run on a thread it is still running (after the
-// client's abort(), the server may go on) answers 200 with nothing.
+// The body's bytes, chunk by chunk, to the core. An empty stream is EMPTY, for
+// the caller to judge: a server that refuses a run on a thread it is still
+// running (after the client's abort(), the server may go on) answers 200 with nothing.
 async function read(reader, { url, onBytes, onEnd }, watch, fail, untilAborted) {
   const stop = () => reader.cancel().catch(() => {});
   let received = 0;
@@ -149,11 +175,6 @@ async function read(reader, { url, onBytes, onEnd }, watch, fail, untilAborted) 
     fail(`the event stream from ${url} broke off: ${describe(error)}`);
     return;
   }
-  if (received === 0) {
-    fail(
-      `the agent at ${url} answered with an empty event stream (not even RUN_STARTED): the server may still be running an earlier run on this thread (abort() stops this client only)`,
-    );
-    return;
-  }
+  if (received === 0) return EMPTY;
   onEnd();
 }

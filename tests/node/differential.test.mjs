@@ -18,9 +18,9 @@
 // | tool_calls  | pending call tc3 (get_time, not a tool of this client) gets  | "every tool call gets exactly one answer": the core closes a pendingToolCallIds call it cannot run, so the next request is one a provider accepts; @ag-ui/client leaves the call to the app. The follow-up run is then posted (answered here with an empty run) |
 // |             | an error tool message ({"error": "tool 'get_time' is not     |        |
 // |             | available in this client"}) right after its assistant message|        |
-// | tool_results_parts | old1, open in the seeded thread, is closed on import  | "no request goes out with an open call" (docs/round-loop.md): old1 gets an error tool message after a0 and its tool messages when the thread is imported, so the posted input carries it; the stream's late TOOL_CALL_RESULT for old1 is then a second answer, skipped as `duplicate_result` (one answer per call) |
+// | tool_results_parts | old1, open in the seeded thread, is closed on import  | "no request goes out with an open call" (docs/round-loop.md): old1 gets an error tool message after a0 and its tool messages when the thread is imported, so the posted input carries it; that closure is provisional, so the stream's late TOOL_CALL_RESULT for old1 takes its place (one answer per call) and keeps its id |
 // |             | with {"error": "no result was received from the agent ..."}; |        |
-// |             | the stream's result for old1 is skipped (duplicate_result)   |        |
+// |             | the stream's result for old1 then replaces it, under its id  |        |
 // | subagents   | the run ends on an interrupt, so the turn stays open: the    | an interrupt waits for the user; compared at the `interrupts` change, and the pending interrupts are compared with @ag-ui/client's |
 // |             | thread is compared when the interrupt is raised              |        |
 // | messages_   | a message a MESSAGES_SNAPSHOT carried, and an interrupt,     | "nothing is reordered": @ag-ui/client's event pipeline rebuilds each snapshot |
@@ -42,8 +42,8 @@ const PROBLEMS = {
   reasoning: ['unknown_message'], // REASONING_ENCRYPTED_VALUE for 'unknown': @ag-ui/client ignores it silently
   state_patch_error: ['patch_failed', 'patch_failed'], // @ag-ui/client: two "Failed to apply state patch" warnings
   tool_calls: ['parent_not_assistant'], // @ag-ui/client: "parentMessageId 'u1' matches a 'user' message" warning
-  // old1's late result: old1 was closed on import (see DIFFERENCES); 'ghost': appended by both, silently by @ag-ui/client
-  tool_results_parts: ['duplicate_result', 'unknown_tool_call'],
+  // 'ghost': appended by both, silently by @ag-ui/client
+  tool_results_parts: ['unknown_tool_call'],
   two_runs: ['run_id_mismatch'], // the second RUN_STARTED (run-2) of the same response
 };
 
@@ -105,12 +105,16 @@ function placedAfter(messages, holder, answer) {
   while (at < messages.length && messages[at].role === 'tool') at += 1;
   return [...messages.slice(0, at), answer, ...messages.slice(at)];
 }
-ADJUST.tool_results_parts = (expected, actual) =>
-  placedAfter(
-    expected.filter((m) => !(m.role === 'tool' && m.toolCallId === 'old1')),
+/** old1's late result, as the reference holds it, under the id of the closure it replaced. */
+ADJUST.tool_results_parts = (expected, actual) => {
+  const isOld1 = (m) => m.role === 'tool' && m.toolCallId === 'old1';
+  const late = expected.find(isOld1);
+  return placedAfter(
+    expected.filter((m) => !isOld1(m)),
     'a0',
-    closedOnImport(actual),
+    { ...late, id: actual.find(isOld1).id },
   );
+};
 
 /** What the runtime posts instead of the corpus input's messages. */
 const POSTED = {

@@ -659,3 +659,39 @@ test(
     assertEveryCallAnsweredOnce(rt.messages);
   },
 );
+
+// The server of the first run never answers (it goes on running the thread, as CopilotKit's does).
+const hangs = (init) =>
+  new Promise((_resolve, reject) => init.signal.addEventListener('abort', () => reject(init.signal.reason)));
+const emptyStream = () => new Response('', { headers: { 'content-type': 'text/event-stream' } });
+
+test('after a superseding send(), an empty answer is sent again until the server answers the run', T, async (t) => {
+  const scripted = scriptedFetch((_input, i, init) => (i === 0 ? hangs(init) : i < 3 ? emptyStream() : reply('hi')));
+  const rt = await open(t, { url: URL_, fetch: scripted.fetch });
+  const first = rt.send('one');
+  await sleep(10);
+  assert.equal(scripted.requests.length, 1, 'the first request');
+  const second = rt.send('two');
+  assert.deepEqual(await first, { reason: 'aborted', message: 'superseded by a new message' });
+  assert.deepEqual(await within(second, 5000, 'the superseding turn'), { reason: 'done' });
+  assert.equal(scripted.requests.length, 4, 'the first run, two empty answers, the third try');
+  assert.equal(scripted.requests[3].runId, scripted.requests[1].runId, 'the same request, sent again');
+});
+
+test(
+  'after abort(), an empty answer on every try ends the turn run_error, saying how often it was sent',
+  T,
+  async (t) => {
+    const scripted = scriptedFetch((_input, i, init) => (i === 0 ? hangs(init) : emptyStream()));
+    const rt = await open(t, { url: URL_, fetch: scripted.fetch });
+    const first = rt.send('one');
+    await sleep(10);
+    assert.equal(scripted.requests.length, 1, 'the first request');
+    rt.abort();
+    assert.equal((await first).reason, 'aborted');
+    const result = await within(rt.send('two'), 8000, 'the turn after abort()');
+    assert.equal(result.reason, 'run_error');
+    assert.match(result.message, /empty event stream .*\(sent 4 times\)/);
+    assert.equal(scripted.requests.length, 5);
+  },
+);

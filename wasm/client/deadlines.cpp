@@ -48,7 +48,7 @@ bool RoundDriver::cancel_expired_interrupts() {
       ++it;
       continue;
     }
-    answer_interrupt(it->interrupt["id"], "cancelled", json{{"reason", expiry_reason(*it)}});
+    answer_interrupt(it->interrupt, "cancelled", json{{"reason", expiry_reason(*it)}});
     it = interrupts_.erase(it);
   }
   return any && interrupts_.empty();

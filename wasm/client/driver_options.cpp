@@ -74,6 +74,13 @@ std::variant<DriverOptions, Error> DriverOptions::from_json(const json& o) {
         }
       }
       out.context = v;
+    } else if (key == "placeholderResults") {
+      const bool strings = v.is_array() && std::all_of(v.begin(), v.end(),
+                                                       [](const json& t) { return t.is_string(); });
+      if (!strings)
+        return make_error(ErrorCode::kInvalidArgument,
+                          "option 'placeholderResults' must be an array of strings");
+      out.placeholder_results = v.get<std::vector<std::string>>();
     } else if (key == "forwardedProps") {
       out.forwarded_props = v;
     } else if (key == "idPrefix") {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "common/error.hpp"
 #include "common/json.hpp"
@@ -30,6 +31,9 @@ struct DriverOptions {
   double approval_timeout_ms = 0;           // an approval nobody decides is rejected (0 = never)
   json context = json::array();
   json forwarded_props = json::object();
+  // Result texts a server sends for a client call it has not answered: the
+  // call still runs here, and its result takes the placeholder's place.
+  std::vector<std::string> placeholder_results{"Forwarded to client"};
   std::string id_prefix;  // makes generated run and message ids unique per host
   // Limits (README "Limits"): each one exceeded is an error that names it
   // (maxEventBytes, ...), the thread keeps what it had, nothing crashes.

@@ -30,7 +30,9 @@ RoundDriver::RoundDriver(std::shared_ptr<const ToolRegistry> registry, std::stri
       thread_(std::move(thread_id)),
       reducer_(thread_, changes_,
                ReducerLimits{options_.max_argument_bytes, options_.max_json_depth,
-                             options_.max_message_bytes}) {}
+                             options_.max_message_bytes}) {
+  reducer_.set_placeholder_results(options_.placeholder_results);
+}
 
 std::string RoundDriver::next_id(const char* kind) {
   std::string id = kind;
@@ -295,6 +297,7 @@ Step RoundDriver::after_run() {
     return end_turn(Step{}, "cancelled", "the agent cancelled the run");
   }
   if (kind == "interrupt") return after_interrupt(outcome["interrupts"]);
+  close_interrupted_calls();
   std::vector<std::string> outstanding = outstanding_calls(outcome);
   if (outstanding.empty()) return end_turn(Step{}, "done");
   return dispatch(outstanding);
@@ -307,12 +310,12 @@ Step RoundDriver::after_interrupt(const json& interrupts) {
   // Client calls the interrupted run made wait for the answers: the resume run
   // dispatches them; a turn that ends another way closes them.
   for (const auto& id : reducer_.calls_started()) {
-    if (!handled_.count(id) && !thread_.find_result(id)) deferred_.push_back(id);
+    if (!handled_.count(id) && !thread_.answered(id)) deferred_.push_back(id);
   }
   // And a call an interrupt names (a server's call paused for the user's word).
   for (const auto& i : interrupts) {
     const auto* id = opt_string(i, "toolCallId");
-    if (id && thread_.has_tool_call(*id) && !thread_.find_result(*id) &&
+    if (id && thread_.has_tool_call(*id) && !thread_.answered(*id) &&
         std::find(deferred_.begin(), deferred_.end(), *id) == deferred_.end())
       deferred_.push_back(*id);
   }
@@ -382,7 +385,7 @@ std::vector<std::string> RoundDriver::outstanding_calls(const json& outcome) {
   outstanding.erase(std::remove_if(outstanding.begin(), outstanding.end(),
                                    [&](const std::string& id) {
                                      return !seen.insert(id).second || handled_.count(id) ||
-                                            thread_.find_result(id) != nullptr;
+                                            thread_.answered(id);
                                    }),
                     outstanding.end());
   return outstanding;
@@ -537,16 +540,26 @@ void RoundDriver::append_tool_messages(const std::vector<Call>& calls) {
   std::vector<json> messages;
   messages.reserve(calls.size());
   for (const auto& c : calls) {
-    if (thread_.find_result(c.id) != nullptr) continue;  // one answer per call
-    json& message = messages.emplace_back(json::object());
+    json message = json::object();
     message["id"] = next_id("tool");
     message["toolCallId"] = c.id;  // as TOOL_CALL_RESULT builds one
     message["role"] = "tool";
     message["content"] = c.content;
     if (c.error) message["error"] = *c.error;
+    if (thread_.provisional(c.id)) {  // a server's placeholder: this is the answer
+      changes_.push(ChangeKind::kMessageUpdated, "message",
+                    thread_.replace_result(c.id, std::move(message)));
+    } else if (thread_.find_result(c.id) == nullptr) {  // one answer per call
+      messages.push_back(std::move(message));
+    }
   }
   for (json* stored : thread_.insert_results(std::move(messages)))
     changes_.push(ChangeKind::kToolResult, "message", *stored);
+}
+
+void RoundDriver::append_closures(const std::vector<Call>& calls) {
+  append_tool_messages(calls);
+  for (const auto& c : calls) thread_.mark_provisional(*thread_.find_result(c.id));
 }
 
 Step RoundDriver::maybe_complete_round(Step step) {
@@ -714,7 +727,7 @@ Step RoundDriver::resolve_interrupt_step(std::string_view interrupt_id, json pay
       return refuse(ErrorCode::kInvalidArgument, msg);
     }
   }
-  answer_interrupt(it->interrupt["id"], "resolved", std::move(payload));
+  answer_interrupt(it->interrupt, "resolved", std::move(payload));
   interrupts_.erase(it);
   if (!interrupts_.empty()) return Step{};
   return start_run();  // a resume is not a tool round: it does not count toward the cap
@@ -726,7 +739,7 @@ Step RoundDriver::cancel_interrupt_step(std::string_view interrupt_id, std::stri
   if (it == interrupts_.end())
     return refuse(ErrorCode::kUnknownInterrupt,
                   "no pending interrupt '" + std::string(interrupt_id) + "'");
-  answer_interrupt(it->interrupt["id"], "cancelled",
+  answer_interrupt(it->interrupt, "cancelled",
                    reason.empty() ? json() : json{{"reason", std::move(reason)}});
   interrupts_.erase(it);
   if (!interrupts_.empty()) return Step{};
@@ -735,21 +748,50 @@ Step RoundDriver::cancel_interrupt_step(std::string_view interrupt_id, std::stri
 
 void RoundDriver::cancel_pending_interrupts(const std::string& reason) {
   for (const auto& i : interrupts_) {
-    answer_interrupt(i.interrupt["id"], "cancelled", json{{"reason", reason}});
+    answer_interrupt(i.interrupt, "cancelled", json{{"reason", reason}});
   }
   interrupts_.clear();
 }
 
-void RoundDriver::answer_interrupt(const json& interrupt_id, std::string_view status,
-                                   json payload) {
+void RoundDriver::answer_interrupt(const json& interrupt, std::string_view status, json payload) {
   json entry = json::object();
-  entry["interruptId"] = interrupt_id;
+  entry["interruptId"] = interrupt["id"];
   entry["status"] = status;
   if (!payload.is_null()) entry["payload"] = std::move(payload);
+  if (const auto* call_id = opt_string(interrupt, "toolCallId"))
+    interrupt_answers_[*call_id] = entry;
   resume_.push_back(std::move(entry));
   changes_.record(ChangeKind::kInterruptAnswered)
-      .value("interruptId", interrupt_id)
+      .value("interruptId", interrupt["id"])
       .str("status", status);
+}
+
+// A call an interrupt paused, which the resume run left without a result (a
+// server that hands the payload to its model and sends no TOOL_CALL_RESULT):
+// its answer is what the user said, not "no result". Provisional all the same.
+void RoundDriver::close_interrupted_calls() {
+  std::vector<Call> closed;
+  for (auto& [id, entry] : interrupt_answers_) {
+    auto ref = thread_.find_tool_call(id);
+    if (!ref || thread_.find_result(id)) continue;
+    handled_.insert(id);
+    Call& c =
+        closed.emplace_back(Call{id, call_name(ref->call()), json(), CallStatus::kRunning, {}, {}});
+    const json* payload = entry.contains("payload") ? &entry["payload"] : nullptr;
+    if (entry["status"] == "resolved") {
+      answer(c,
+             !payload               ? "null"
+             : payload->is_string() ? payload->get<std::string>()
+                                    : dump_json(*payload),
+             std::nullopt);
+      continue;
+    }
+    const auto* reason = payload ? opt_string(*payload, "reason") : nullptr;
+    cancel(c, "cancelled: the user cancelled the interrupt" +
+                  (reason ? ": " + *reason : std::string()));
+  }
+  interrupt_answers_.clear();
+  append_closures(closed);
 }
 
 // ---------------------------------------------------------------- abort
@@ -773,15 +815,22 @@ void RoundDriver::close_unanswered_client_calls(const std::string& why) {
 }
 
 void RoundDriver::close_deferred_calls(const std::string& why) {
-  std::vector<std::string> ids = std::move(deferred_);
-  deferred_.clear();
-  close_calls(ids, why);
+  // Only this client's calls: the agent's own that an interrupt paused stay
+  // open on the run that carries the interrupt's answer (its cancellation
+  // too), where the agent may answer them.
+  std::vector<std::string> ours, theirs;
+  for (auto& id : deferred_) {
+    auto ref = thread_.find_tool_call(id);
+    (ref && registry_->find(call_name(ref->call())) ? ours : theirs).push_back(std::move(id));
+  }
+  deferred_ = std::move(theirs);
+  close_calls(ours, why);
 }
 
 void RoundDriver::close_calls(const std::vector<std::string>& ids, const std::string& why) {
   std::vector<Call> closed;
   for (const auto& id : ids) {
-    if (handled_.count(id) || thread_.find_result(id)) continue;
+    if (handled_.count(id) || thread_.answered(id)) continue;
     auto ref = thread_.find_tool_call(id);
     if (!ref) continue;
     std::string name = call_name(ref->call());
@@ -790,7 +839,7 @@ void RoundDriver::close_calls(const std::vector<std::string>& ids, const std::st
     Call& c = closed.emplace_back(Call{id, std::move(name), json(), CallStatus::kRunning, {}, {}});
     cancel(c, why);
   }
-  append_tool_messages(closed);
+  append_closures(closed);
 }
 
 std::unordered_set<std::string> RoundDriver::calls_held_open() const {
@@ -819,7 +868,7 @@ void RoundDriver::close_calls_left_open(const std::unordered_set<std::string>& k
                                "the thread on");
     }
   }
-  append_tool_messages(closed);
+  append_closures(closed);
 }
 
 Step RoundDriver::abort_step(std::string reason) {

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -221,6 +222,10 @@ class RoundDriver {
   // holding its call, in one pass over the thread; a call that has a tool
   // message already gets no second one.
   void append_tool_messages(const std::vector<Call>& calls);
+  // The same for calls the client closed without running them (no result came,
+  // cancelled before they ran): provisional answers, which a result that comes
+  // after all (a resume run's TOOL_CALL_RESULT, a snapshot) replaces in place.
+  void append_closures(const std::vector<Call>& calls);
   Call* find_call(std::string_view id);
   void clear_round();
   Call& add_to_round(Call call);
@@ -236,7 +241,8 @@ class RoundDriver {
   void cancel_pending_interrupts(const std::string& reason);
   // A resume entry for the next run ({interruptId, status, payload?}) and its
   // interrupt_answered record; the caller takes the interrupt off the list.
-  void answer_interrupt(const json& interrupt_id, std::string_view status, json payload);
+  void answer_interrupt(const json& interrupt, std::string_view status, json payload);
+  void close_interrupted_calls();
   bool streaming(std::string_view run_id) const;
 
   std::shared_ptr<const ToolRegistry> registry_;
@@ -266,6 +272,9 @@ class RoundDriver {
   std::vector<Interrupt> interrupts_;        // pending
   json resume_ = json::array();              // answers to send on the next run
   std::vector<std::string> deferred_;        // client calls an interrupted run left for its resume
+  // toolCallId -> the answer ({interruptId, status, payload?}) to the interrupt
+  // that paused it, until the resume run ends (close_interrupted_calls).
+  std::map<std::string, json> interrupt_answers_;
   std::string repeat_key_;
   int repeat_count_ = 0;
 };

@@ -72,7 +72,7 @@ json RoundDriver::export_with(json messages, json state) const {
       }
     }
     for (const auto& id : ids) {
-      if (handled_.count(id) || thread_.find_result(id)) continue;
+      if (handled_.count(id) || thread_.answered(id)) continue;
       if (registry_->find(names[id])) streaming.push_back(id);
     }
   } else {
@@ -101,6 +101,8 @@ json RoundDriver::export_with(json messages, json state) const {
               {"streamingCalls", streaming},
               {"deferredCalls", deferred},
               {"argumentBytesOverLimit", over_limit},
+              {"provisionalResults", thread_.provisional_ids()},
+              {"interruptAnswers", interrupt_answers_},
               {"idCounter", id_counter_}};
 }
 
@@ -204,6 +206,17 @@ void RoundDriver::restore_thread(const json& e) {
       if (id.is_string()) deferred_.push_back(id.get<std::string>());
     }
   }
+  if (auto a = e.find("interruptAnswers"); a != e.end() && a->is_object()) {
+    for (auto it = a->begin(); it != a->end(); ++it) {
+      if (it->is_object() && it->contains("status")) interrupt_answers_[it.key()] = *it;
+    }
+  }
+  if (auto p = e.find("provisionalResults"); p != e.end() && p->is_array()) {
+    for (const auto& id : *p) {
+      if (const json* m = id.is_string() ? thread_.find_message(id.get<std::string>()) : nullptr)
+        thread_.mark_provisional(*m);
+    }
+  }
   if (auto n = e.find("idCounter"); n != e.end() && n->is_number_unsigned())
     id_counter_ = n->get<std::uint64_t>();
 }
@@ -257,13 +270,13 @@ void RoundDriver::close_streamed_calls(const json& e) {
     if (!id.is_string()) continue;
     const auto& call_id = id.get_ref<const std::string&>();
     auto ref = thread_.find_tool_call(call_id);
-    if (!ref || handled_.count(call_id) || thread_.find_result(call_id)) continue;
+    if (!ref || handled_.count(call_id) || thread_.answered(call_id)) continue;
     handled_.insert(call_id);
     Call& c = cut.emplace_back(
         Call{call_id, call_name(ref->call()), json(), CallStatus::kRunning, {}, {}});
     cancel(c, "the page was closed while the run was streaming; this call was not run");
   }
-  append_tool_messages(cut);
+  append_closures(cut);
 }
 
 }  // namespace agui

@@ -66,6 +66,12 @@ bool ChangeLog::call_status(std::string_view call_id, std::string_view name, Cal
   return true;
 }
 
+void ChangeLog::answered_after_all(std::string_view call_id, std::string_view name) {
+  if (call_state(call_id) == CallState::kDone) return;
+  states_.erase(std::string(call_id));
+  call_status(call_id, name, CallState::kDone);
+}
+
 std::optional<CallState> ChangeLog::call_state(std::string_view call_id) const {
   auto it = states_.find(std::string(call_id));
   if (it == states_.end()) return std::nullopt;

@@ -48,6 +48,9 @@ class ChangeLog {
   // reports it (call_state_final) with the state the call keeps.
   bool call_status(std::string_view call_id, std::string_view name, CallState state,
                    const std::string* error = nullptr);
+  // The one move out of a final state: a call closed with a provisional answer
+  // (Thread::mark_provisional) whose real answer came after all is done.
+  void answered_after_all(std::string_view call_id, std::string_view name);
   // The call's last state, when one was announced.
   std::optional<CallState> call_state(std::string_view call_id) const;
   // For the problem a refused move reports: "tool call 'c1' is done, a final state".

@@ -4,11 +4,13 @@
 // what happens, and every case is reported as a Problem.
 #include "protocol/event_reducer.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "common/utf8.hpp"
 #include "protocol/fields.hpp"
 #include "protocol/json_patch.hpp"
+#include "protocol/messages_snapshot.hpp"
 
 namespace agui {
 
@@ -864,13 +866,15 @@ void EventReducer::on_tool_result(const json& e, const std::string& type) {
             type + ": field 'content' must be a string or an array of parts; event skipped");
     return;
   }
-  if (thread_.find_result(*call_id) != nullptr) {
+  const bool placeholder = is_placeholder(*content);
+  const bool provisional = thread_.provisional(*call_id);
+  if (thread_.find_result(*call_id) != nullptr && (placeholder || !provisional)) {
     problem(type, ProblemCode::kDuplicateResult,
             type + " for tool call '" + *call_id +
                 "' that already has a result; the first result is kept");
     return;
   }
-  if (thread_.find_message(*message_id) != nullptr) {
+  if (thread_.find_message(*message_id) != nullptr && !provisional) {
     problem(type, ProblemCode::kDuplicateMessage,
             type + ": message id '" + *message_id + "' is already in the thread; event skipped");
     return;
@@ -887,13 +891,31 @@ void EventReducer::on_tool_result(const json& e, const std::string& type) {
   message["content"] = *content;
   if (const auto* sub = opt_string(e, "subagentRunId")) message["subagentRunId"] = *sub;
   merge_metadata(message, e);
+  if (provisional) return answer_after_all(*call_id, std::move(message));
   json& stored = thread_.insert_result(std::move(message));
   changes_.push(ChangeKind::kToolResult, "message", stored);
+  if (placeholder) return thread_.mark_provisional(stored);
   auto ref = thread_.find_tool_call(*call_id);
   if (ref && !changes_.call_status(*call_id, call_name(ref->call()), CallState::kDone)) {
     problem(type, ProblemCode::kCallStateFinal,
             type + ": " + changes_.final_state_of(*call_id) + "; applied, the state stays");
   }
+}
+
+bool EventReducer::is_placeholder(const json& content) const {
+  if (!content.is_string()) return false;
+  const auto& text = content.get_ref<const std::string&>();
+  return std::find(placeholders_.begin(), placeholders_.end(), text) != placeholders_.end();
+}
+
+// A late TOOL_CALL_RESULT (a resume run's answer to a call the client closed
+// as unanswered, a real answer after a placeholder): one answer per call, so it
+// takes the provisional one's place (and id), and the call is done.
+void EventReducer::answer_after_all(const std::string& call_id, json message) {
+  json& stored = thread_.replace_result(call_id, std::move(message));
+  changes_.push(ChangeKind::kMessageUpdated, "message", stored);
+  if (auto ref = thread_.find_tool_call(call_id))
+    changes_.answered_after_all(call_id, call_name(ref->call()));
 }
 
 void EventReducer::on_state_delta(const json& e, const std::string& type) {
@@ -920,42 +942,20 @@ void EventReducer::on_messages_snapshot(const json& e, const std::string& type) 
             type + ": field 'messages' must be an array; event skipped");
     return;
   }
-  std::unordered_map<std::string, const json*> incoming;
-  bool has_activity = false, has_reasoning = false;
   for (const auto& m : *list) {
-    const auto* id = m.is_object() ? opt_string(m, "id") : nullptr;
-    if (id == nullptr) {
+    if (!m.is_object() || opt_string(m, "id") == nullptr) {
       problem(type, ProblemCode::kInvalidMessage,
               type + ": a message without a string id; snapshot skipped");
       return;
     }
-    incoming.emplace(*id, &m);
-    has_activity = has_activity || is_role(&m, "activity");
-    has_reasoning = has_reasoning || is_role(&m, "reasoning");
   }
-  // The snapshot is authoritative for what the producer owns; messages only
-  // this client holds (activity, reasoning) survive when the snapshot has none
-  // of their kind, as the reference client does.
-  std::vector<json> next;
-  std::unordered_set<std::string> placed;
-  for (std::size_t i = 0; i < thread_.size(); ++i) {
-    const json& m = thread_.at(i);
-    const auto* id = opt_string(m, "id");
-    if (id == nullptr) continue;
-    auto hit = incoming.find(*id);
-    if (hit != incoming.end()) {
-      if (placed.insert(*id).second) next.push_back(*hit->second);
-    } else if ((is_role(&m, "activity") && !has_activity) ||
-               (is_role(&m, "reasoning") && !has_reasoning)) {
-      next.push_back(m);
-    }
-  }
-  for (const auto& m : *list) {
-    const auto& id = m["id"].get_ref<const std::string&>();
-    if (placed.insert(id).second) next.push_back(m);
-  }
-  thread_.replace_all(std::move(next));
+  SnapshotMerge merged = merge_messages_snapshot(thread_, *list, e);
+  thread_.replace_all(std::move(merged.messages));
   changes_.push(ChangeKind::kMessagesReplaced, "messages", thread_.messages());
+  for (const auto& call_id : merged.answered_after_all) {
+    if (auto ref = thread_.find_tool_call(call_id))
+      changes_.answered_after_all(call_id, call_name(ref->call()));
+  }
 }
 
 void EventReducer::on_activity_snapshot(const json& e, const std::string& type) {
@@ -1019,9 +1019,12 @@ void EventReducer::on_activity_delta(const json& e, const std::string& type) {
   auto patch = e.find("patch");
   json content = m->contains("content") ? (*m)["content"] : json::object();
   if (auto err = apply_json_patch(content, patch == e.end() ? json::array() : *patch)) {
+    // The event's metadata is merged all the same, as @ag-ui/client does.
+    const bool merged = merge_metadata(*m, e);
     problem(type, ProblemCode::kPatchFailed,
             type + ": the patch does not apply to '" + *id + "' (" + *err +
-                "); activity left as it was");
+                "); its content left as it was" + (merged ? ", its metadata merged" : ""));
+    if (merged) changes_.push(ChangeKind::kMessageUpdated, "message", *m);
     return;
   }
   if (state_too_deep(content, type, "activity '" + *id + "'")) return;

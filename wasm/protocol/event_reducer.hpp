@@ -63,6 +63,10 @@ class EventReducer {
   EventReducer(Thread& thread, ChangeLog& changes, ReducerLimits limits = {});
   void set_limits(const ReducerLimits& limits) { limits_ = limits; }
   const ReducerLimits& limits() const { return limits_; }
+  // Result texts that mean "not answered" (a server's "Forwarded to client"):
+  // such a TOOL_CALL_RESULT is a provisional answer (Thread::mark_provisional)
+  // that leaves the call's state as it was, so the client still runs it.
+  void set_placeholder_results(std::vector<std::string> texts) { placeholders_ = std::move(texts); }
 
   // Starts a new run. `thread_id`/`run_id` are what the input said; a
   // RUN_STARTED that disagrees is reported.
@@ -207,6 +211,9 @@ class EventReducer {
   void on_text_chunk(const json& e, const std::string& type, Lane lane);
   void on_tool_chunk(const json& e, const std::string& type);
   void on_tool_result(const json& e, const std::string& type);
+  bool is_placeholder(const json& content) const;
+  // The real answer to a call whose answer was provisional, in its place.
+  void answer_after_all(const std::string& call_id, json message);
   void on_state_delta(const json& e, const std::string& type);
   void on_messages_snapshot(const json& e, const std::string& type);
   void on_activity_snapshot(const json& e, const std::string& type);
@@ -223,6 +230,7 @@ class EventReducer {
   Thread& thread_;
   ChangeLog& changes_;
   ReducerLimits limits_;
+  std::vector<std::string> placeholders_;
   std::unordered_map<std::string, std::size_t> over_limit_;  // toolCallId -> bytes streamed
   RunPhase phase_ = RunPhase::kNotStarted;
   bool stopped_ = false;

@@ -39,6 +39,35 @@ const json* Thread::find_result(std::string_view tool_call_id) const {
   return it == results_.end() ? nullptr : it->second;
 }
 
+void Thread::mark_provisional(const json& tool_message) {
+  if (const auto* id = detail::opt_string(tool_message, "id")) provisional_.insert(*id);
+}
+
+bool Thread::provisional(std::string_view tool_call_id) const {
+  const json* result = find_result(tool_call_id);
+  const auto* id = result ? detail::opt_string(*result, "id") : nullptr;
+  return id && provisional_.count(*id);
+}
+
+std::vector<std::string> Thread::provisional_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& id : provisional_) {
+    if (by_id_.count(id)) ids.push_back(id);  // (a snapshot may have dropped some)
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+json& Thread::replace_result(std::string_view tool_call_id, json tool_message) {
+  json& existing = *results_.at(std::string(tool_call_id));
+  json id = existing["id"];
+  if (id.is_string()) provisional_.erase(id.get_ref<const std::string&>());
+  touch(&existing);
+  existing = std::move(tool_message);
+  existing["id"] = std::move(id);  // (the message keeps its place among the ids too)
+  return existing;
+}
+
 void Thread::index(json& message) {
   if (const auto* id = detail::opt_string(message, "id")) by_id_[*id] = &message;
   if (const auto* role = detail::opt_string(message, "role")) {

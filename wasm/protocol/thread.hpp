@@ -47,6 +47,25 @@ class Thread {
   // The tool message answering a call, if any.
   const json* find_result(std::string_view tool_call_id) const;
 
+  // A provisional answer: a tool message the client wrote for a call nobody
+  // answered (the no-result closure, a cancellation), or a server's placeholder
+  // ("Forwarded to client"). It stands until the real answer comes, which then
+  // takes its place (replace_result). Kept by the tool message's id, so a
+  // snapshot that echoes the message keeps it provisional and one that brings
+  // another answer for the call does not.
+  void mark_provisional(const json& tool_message);
+  bool provisional(std::string_view tool_call_id) const;
+  // A call with an answer that is not provisional: nobody is to run it.
+  bool answered(std::string_view tool_call_id) const {
+    return find_result(tool_call_id) != nullptr && !provisional(tool_call_id);
+  }
+  // The ids of the provisional tool messages, sorted (the export carries them).
+  std::vector<std::string> provisional_ids() const;
+  // The answer to a call that has a provisional one, written over it in place
+  // (same position, address and id, so the page's view of it is updated, not
+  // moved); the new answer is not provisional. O(1).
+  json& replace_result(std::string_view tool_call_id, json tool_message);
+
   // Appends a message (it must carry a string "id"). Returns it.
   json& append(json message);
   // Inserts a tool message right after the assistant message holding its call
@@ -108,6 +127,7 @@ class Thread {
   // re-indexed (the only time a message goes away or changes its role).
   std::unordered_map<const json*, const json*> last_result_of_;
   json state_ = json::object();
+  std::unordered_set<std::string> provisional_;  // ids of provisional tool messages
   // Since the last take_changes(): see Changes.
   std::size_t moved_from_ = 0;
   std::unordered_set<const json*> touched_;
