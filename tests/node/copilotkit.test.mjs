@@ -17,6 +17,8 @@ import {
   assertEveryCallAnsweredOnce,
   assertErrorResult,
   lastText,
+  sleep,
+  within,
 } from './helpers.mjs';
 
 // --- the model's script: a pure function of the prompt the AI SDK built -------------------
@@ -58,6 +60,7 @@ function script(prompt) {
     ]);
   }
   if (ask.includes('delete')) return reply([{ name: 'confirm_delete', args: { path: '/tmp/old.log' } }]);
+  if (ask.includes('slowly')) return { text: 'an answer that took its time', delayMs: 1500 };
   if (ask.includes('dashboard')) return reply([{ name: 'open_dashboard', args: { panel: 'sales' } }]);
   // The endless caller: a new tick every round (new arguments, so the runaway guard stays out of it).
   if (ask.includes('tick forever')) return { calls: [{ name: 'tick', args: { n: results.length + 1 } }] };
@@ -290,8 +293,27 @@ test("after an interrupt's resume, the next turn on the same thread succeeds", T
   assert.deepEqual(await turn, { reason: 'done' });
 
   // CopilotKit hands the resume payload to its model as the call's result but
-  // sends no TOOL_CALL_RESULT: the call is still open in the client's thread.
+  // sends no TOOL_CALL_RESULT: the call is closed with what the user answered.
+  const [call] = toolCalls(runtime.messages);
+  assert.equal(resultOf(runtime.messages, call.id).content, '{"confirmed":true}');
+  assert.equal(resultOf(runtime.messages, call.id).error, undefined, 'not "no result"');
   assert.deepEqual(await runtime.send('What is the weather in Paris?'), { reason: 'done' });
+  assert.equal(resultOf(requests.at(-1).messages, call.id).content, '{"confirmed":true}');
+  assert.equal(lastText(runtime.messages), 'results: {"city":"Paris","sky":"sunny"}');
+  assertEveryCallAnsweredOnce(runtime.messages);
+  assertRequestsValid(requests);
+});
+
+test('a send() that supersedes a turn CopilotKit is still running gets its answer', T, async (t) => {
+  const { runtime, requests } = await openOnCopilotKit(t);
+  const first = runtime.send('Answer slowly, please');
+  await sleep(200); // CopilotKit is running the thread now
+  assert.equal(requests.length, 1);
+  const second = runtime.send('What is the weather in Paris?');
+  assert.deepEqual(await first, { reason: 'aborted', message: 'superseded by a new message' });
+  // CopilotKit answers a run on a thread it is still running with an empty 200
+  // stream: the runtime sends that request again until the thread is free.
+  assert.deepEqual(await within(second, 8000, 'the superseding turn'), { reason: 'done' });
   assert.equal(lastText(runtime.messages), 'results: {"city":"Paris","sky":"sunny"}');
   assertEveryCallAnsweredOnce(runtime.messages);
   assertRequestsValid(requests);

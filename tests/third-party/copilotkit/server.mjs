@@ -36,7 +36,7 @@ const SERVER_TOOLS = [
 /**
  * Starts the server. `script(prompt)` is the model: it reads the prompt the AI
  * SDK built (LanguageModelV3Prompt) and answers `{text}` or `{calls: [{name,
- * args}]}`. Every prompt the model saw is kept in `prompts`, in order.
+ * args}]}`, with `delayMs` to take that long. Every prompt the model saw is kept in `prompts`, in order.
  */
 export async function startCopilotKit(script) {
   const prompts = [];
@@ -86,9 +86,14 @@ function streamOf(prompt, reply) {
   });
   const finishReason = reply.calls?.length ? 'tool-calls' : 'stop';
   parts.push({ type: 'finish', finishReason: { unified: finishReason, raw: finishReason }, usage: USAGE });
+  // `delayMs`: the model takes that long before it finishes (a run still going
+  // when the client leaves it).
+  const finish = parts.pop();
   return new ReadableStream({
-    start(controller) {
+    async start(controller) {
       for (const part of parts) controller.enqueue(part);
+      if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+      controller.enqueue(finish);
       controller.close();
     },
   });
