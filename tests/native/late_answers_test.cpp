@@ -71,10 +71,12 @@ TEST(LateAnswers, AResumeRunsResultReplacesTheClientsNoResultClosureInPlace) {
   ASSERT_EQ(answers.size(), 1u) << "one answer per call";
   EXPECT_EQ(answers[0]["content"], "booked");
   EXPECT_FALSE(answers[0].contains("error"));
-  EXPECT_EQ(answers[0]["id"], closure["id"]) << "in the closure's place, under its id";
+  EXPECT_EQ(answers[0]["id"], "srv-r1") << "the server's message, as @ag-ui/client holds it";
+  EXPECT_EQ(h.driver.thread().at(2)["id"], "srv-r1") << "in the closure's place, after its call";
+  EXPECT_EQ(h.driver.thread().find_message(closure["id"].get<std::string>()), nullptr);
   EXPECT_EQ(statuses_of(changes, "s1"), std::vector<std::string>{"done"}) << changes.dump();
   const auto kinds = kinds_of(changes);
-  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "message_updated"), kinds.end());
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "messages_replaced"), kinds.end());
   for (const auto& c : changes) EXPECT_NE(c.value("code", ""), "duplicate_result") << c.dump();
   // Every later request carries the real answer, once.
   h.last_step = h.driver.send("thanks");

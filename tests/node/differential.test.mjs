@@ -18,9 +18,10 @@
 // | tool_calls  | pending call tc3 (get_time, not a tool of this client) gets  | "every tool call gets exactly one answer": the core closes a pendingToolCallIds call it cannot run, so the next request is one a provider accepts; @ag-ui/client leaves the call to the app. The follow-up run is then posted (answered here with an empty run) |
 // |             | an error tool message ({"error": "tool 'get_time' is not     |        |
 // |             | available in this client"}) right after its assistant message|        |
-// | tool_results_parts | old1, open in the seeded thread, is closed on import  | "no request goes out with an open call" (docs/round-loop.md): old1 gets an error tool message after a0 and its tool messages when the thread is imported, so the posted input carries it; that closure is provisional, so the stream's late TOOL_CALL_RESULT for old1 takes its place (one answer per call) and keeps its id |
-// |             | with {"error": "no result was received from the agent ..."}; |        |
-// |             | the stream's result for old1 then replaces it, under its id  |        |
+// | tool_results_parts, | old1 (tc-1), open in the seeded thread, is closed on  | "no request goes out with an open call" (docs/round-loop.md): the call gets an error tool message after its assistant message when the thread is imported, so the posted input carries it; that closure is provisional, so the stream's late TOOL_CALL_RESULT takes its place: the thread then equals the reference's |
+// | tool_call_  | import with {"error": "no result was received from the       |        |
+// | replayed    | agent ..."}; the stream's result then replaces it            |        |
+// | messages_snapshot_rules | the snapshot's answer to s1 (ckpt-7) takes the place of the streamed one (uuid-1), right after its call | "one answer per call, right after it" (docs/ordering.md): the reference drops uuid-1 and appends ckpt-7 after the assistant's text, a thread OpenAI-style providers refuse |
 // | subagents   | the run ends on an interrupt, so the turn stays open: the    | an interrupt waits for the user; compared at the `interrupts` change, and the pending interrupts are compared with @ag-ui/client's |
 // |             | thread is compared when the interrupt is raised              |        |
 // | messages_   | a message a MESSAGES_SNAPSHOT carried, and an interrupt,     | "nothing is reordered": @ag-ui/client's event pipeline rebuilds each snapshot |
@@ -44,6 +45,10 @@ const PROBLEMS = {
   tool_calls: ['parent_not_assistant'], // @ag-ui/client: "parentMessageId 'u1' matches a 'user' message" warning
   // 'ghost': appended by both, silently by @ag-ui/client
   tool_results_parts: ['unknown_tool_call'],
+  // the call re-sent (twice): a no-op for both, silent in @ag-ui/client
+  tool_call_replayed: ['duplicate_tool_call', 'already_ended', 'duplicate_tool_call', 'already_ended'],
+  messages_snapshot_rules: ['patch_failed'], // @ag-ui/client: "Failed to apply activity patch"
+
   two_runs: ['run_id_mismatch'], // the second RUN_STARTED (run-2) of the same response
 };
 
@@ -87,15 +92,14 @@ function withSnapshotOrder(expected, events) {
   });
 }
 
-/** old1's answer: the error the runtime gave it on import, right after a0. */
-function closedOnImport(actual) {
-  const answer = actual.find((m) => m.role === 'tool' && m.toolCallId === 'old1');
-  assert.ok(answer, 'tool_results_parts: old1 was answered');
-  const error =
-    "no result was received from the agent for tool 'get_weather' (call 'old1'); the client closed the call with this error before sending the thread on";
+/** The error the runtime gave call `id` of tool `name` on import (open in the seeded thread), in `messages`. */
+function closedOnImport(messages, id, name) {
+  const answer = messages.find((m) => m.role === 'tool' && m.toolCallId === id);
+  assert.ok(answer, `${id} was answered`);
+  const error = `no result was received from the agent for tool '${name}' (call '${id}'); the client closed the call with this error before sending the thread on`;
   sameText(
     { ...answer, id: '(generated)' },
-    { id: '(generated)', toolCallId: 'old1', role: 'tool', content: JSON.stringify({ error }), error },
+    { id: '(generated)', toolCallId: id, role: 'tool', content: JSON.stringify({ error }), error },
   );
   return answer;
 }
@@ -105,20 +109,22 @@ function placedAfter(messages, holder, answer) {
   while (at < messages.length && messages[at].role === 'tool') at += 1;
   return [...messages.slice(0, at), answer, ...messages.slice(at)];
 }
-/** old1's late result, as the reference holds it, under the id of the closure it replaced. */
-ADJUST.tool_results_parts = (expected, actual) => {
-  const isOld1 = (m) => m.role === 'tool' && m.toolCallId === 'old1';
-  const late = expected.find(isOld1);
+/** The snapshot's answer to s1 (ckpt-7) in the place of the streamed one, right after its call (DIFFERENCES). */
+ADJUST.messages_snapshot_rules = (expected) => {
+  const answer = expected.find((m) => m.id === 'ckpt-7');
   return placedAfter(
-    expected.filter((m) => !isOld1(m)),
-    'a0',
-    { ...late, id: actual.find(isOld1).id },
+    expected.filter((m) => m !== answer),
+    'a1',
+    answer,
   );
 };
 
 /** What the runtime posts instead of the corpus input's messages. */
 const POSTED = {
-  tool_results_parts: (inputMessages, posted) => placedAfter(inputMessages, 'a0', closedOnImport(posted)),
+  tool_results_parts: (inputMessages, posted) =>
+    placedAfter(inputMessages, 'a0', closedOnImport(posted, 'old1', 'get_weather')),
+  tool_call_replayed: (inputMessages, posted) =>
+    placedAfter(inputMessages, 'msg-1', closedOnImport(posted, 'tc-1', 'openPolicyException')),
 };
 /** Follow-up runs the runtime posts after the corpus run. */
 const FOLLOW_UPS = { tool_calls: 1 };

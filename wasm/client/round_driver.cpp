@@ -546,7 +546,8 @@ void RoundDriver::append_tool_messages(const std::vector<Call>& calls) {
     message["role"] = "tool";
     message["content"] = c.content;
     if (c.error) message["error"] = *c.error;
-    if (thread_.provisional(c.id)) {  // a server's placeholder: this is the answer
+    if (thread_.provisional(c.id)) {  // a server's placeholder: this is the answer, under its id
+      message["id"] = (*thread_.find_result(c.id))["id"];
       changes_.push(ChangeKind::kMessageUpdated, "message",
                     thread_.replace_result(c.id, std::move(message)));
     } else if (thread_.find_result(c.id) == nullptr) {  // one answer per call

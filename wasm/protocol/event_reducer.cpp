@@ -874,7 +874,8 @@ void EventReducer::on_tool_result(const json& e, const std::string& type) {
                 "' that already has a result; the first result is kept");
     return;
   }
-  if (thread_.find_message(*message_id) != nullptr && !provisional) {
+  const json* named = thread_.find_message(*message_id);
+  if (named != nullptr && !(provisional && named == thread_.find_result(*call_id))) {
     problem(type, ProblemCode::kDuplicateMessage,
             type + ": message id '" + *message_id + "' is already in the thread; event skipped");
     return;
@@ -910,10 +911,16 @@ bool EventReducer::is_placeholder(const json& content) const {
 
 // A late TOOL_CALL_RESULT (a resume run's answer to a call the client closed
 // as unanswered, a real answer after a placeholder): one answer per call, so it
-// takes the provisional one's place (and id), and the call is done.
+// takes the provisional one's place, under the server's id (as @ag-ui/client
+// holds it), and the call is done. The page sees the list again when the id
+// changed, as for a snapshot: a message changing its id is not an update.
 void EventReducer::answer_after_all(const std::string& call_id, json message) {
+  const bool same_id = (*thread_.find_result(call_id))["id"] == message["id"];
   json& stored = thread_.replace_result(call_id, std::move(message));
-  changes_.push(ChangeKind::kMessageUpdated, "message", stored);
+  if (same_id)
+    changes_.push(ChangeKind::kMessageUpdated, "message", stored);
+  else
+    changes_.push(ChangeKind::kMessagesReplaced, "messages", thread_.messages());
   if (auto ref = thread_.find_tool_call(call_id))
     changes_.answered_after_all(call_id, call_name(ref->call()));
 }

@@ -60,11 +60,13 @@ std::vector<std::string> Thread::provisional_ids() const {
 
 json& Thread::replace_result(std::string_view tool_call_id, json tool_message) {
   json& existing = *results_.at(std::string(tool_call_id));
-  json id = existing["id"];
-  if (id.is_string()) provisional_.erase(id.get_ref<const std::string&>());
+  if (const auto* old_id = detail::opt_string(existing, "id")) {
+    provisional_.erase(*old_id);
+    by_id_.erase(*old_id);
+  }
   touch(&existing);
   existing = std::move(tool_message);
-  existing["id"] = std::move(id);  // (the message keeps its place among the ids too)
+  if (const auto* id = detail::opt_string(existing, "id")) by_id_[*id] = &existing;
   return existing;
 }
 

@@ -62,8 +62,8 @@ class Thread {
   // The ids of the provisional tool messages, sorted (the export carries them).
   std::vector<std::string> provisional_ids() const;
   // The answer to a call that has a provisional one, written over it in place
-  // (same position, address and id, so the page's view of it is updated, not
-  // moved); the new answer is not provisional. O(1).
+  // (same position and address; its id is the new message's, which must not
+  // name another message); the new answer is not provisional. O(1).
   json& replace_result(std::string_view tool_call_id, json tool_message);
 
   // Appends a message (it must carry a string "id"). Returns it.
