@@ -54,7 +54,8 @@ struct Harness {
   explicit Harness(DriverOptions options = {}, std::string thread_id = "t1");
   Harness(std::shared_ptr<ToolRegistry> reg, DriverOptions options, std::string thread_id = "t1");
 
-  // The RunAgentInput the last step asked to POST (it throws when that step had no run).
+  // The RunAgentInput the last step asked to POST (that step must have had one: `at()` fails
+  // otherwise).
   json run() const;
   std::string run_id() const { return last_step.at("run").at("runId").get<std::string>(); }
   // Feeds the events (already complete, with RUN_STARTED..RUN_FINISHED) and ends the stream.

@@ -68,8 +68,8 @@ class EventReducer {
   // that leaves the call's state as it was, so the client still runs it.
   void set_placeholder_results(std::vector<std::string> texts) { placeholders_ = std::move(texts); }
 
-  // Starts a new run. `thread_id`/`run_id` are what the input said; a
-  // RUN_STARTED that disagrees is reported.
+  // Starts a new run: `run_id` is the one the input said; a RUN_STARTED that
+  // names another is reported (run_id_mismatch).
   void begin_run(std::string run_id);
 
   // Folds one SSE `data` payload (a JSON event).
