@@ -145,11 +145,13 @@ class Driver {
     });
   }
 
-  std::string send(const std::string& input_text) {
+  // `options_text`: send()'s options ({forwardedProps?}), as JSON text.
+  std::string send(const std::string& input_text, const std::string& options_text) {
     return run_step("send", [&] {
       json error;
       json input = parse_arg(input_text, "send() input", error);
-      return error.is_null() ? driver_->send(input) : error;
+      json options = error.is_null() ? parse_arg(options_text, "send() options", error) : json();
+      return error.is_null() ? driver_->send(input, options) : error;
     });
   }
   // The body's bytes cross without embind's std::string marshalling, which

@@ -183,6 +183,12 @@ export interface PendingApproval {
 /** Why a turn ended. */
 export type TurnEndReason = 'done' | 'round_limit' | 'aborted' | 'run_error' | 'cancelled';
 
+/** send()'s options. */
+export interface SendOptions {
+  /** This turn's forwardedProps, over the runtime's (see send()). */
+  forwardedProps?: { [key: string]: Json };
+}
+
 export interface TurnResult {
   reason: TurnEndReason;
   message?: string;
@@ -465,8 +471,17 @@ export interface Runtime {
    * message reached the thread, so it resolves with that turn's end (`reason: 'aborted'`, "...
    * reached the thread, and its turn was cut short", when the takeover ended the turn); or it did
    * not, and it rejects `invalid_state` "... it was not sent (send it again)".
+   *
+   * `options.forwardedProps` (an object): this turn's own, laid key by key over the runtime's
+   * `forwardedProps` (a shallow merge, as `{...runtime, ...turn}`; the runtime's keys keep their
+   * place) on every run of the turn: its follow-up rounds and interrupt resumes too, since a user
+   * action belongs to the turn it starts (and a reload mid-turn keeps them). The next `send()`
+   * without them sends the runtime's alone. With them, `send([], { forwardedProps })` starts a turn
+   * with no new message: an A2UI user action (`{ a2uiAction }`), `@ag-ui/langgraph`'s resume channel
+   * (`{ command: { resume } }`); it supersedes a running turn as any send does. `send([])` without
+   * them is refused.
    */
-  send(textOrMessages: string | Message[] | Omit<Message, 'id'>[]): Promise<TurnResult>;
+  send(textOrMessages: string | Message[] | Omit<Message, 'id'>[], options?: SendOptions): Promise<TurnResult>;
   /**
    * Stops this client's turn: the request is cancelled and its body no longer
    * read (even when a custom fetch ignores the signal), running handlers' signals

@@ -34,7 +34,7 @@ const MIRROR_INTERVAL_MS = 100;
 const GROWING = new Set(['text_appended', 'tool_call_args', 'tool_call_partial', 'metadata_merged', 'event']);
 // What a follower may ask of the tab in charge: the same public methods, carried out there.
 const COMMANDS = {
-  send: (runtime, [input]) => runtime.send(input),
+  send: (runtime, [input, options]) => runtime.send(input, options),
   approve: (runtime, [id]) => runtime.approvals.approve(id),
   reject: (runtime, [id, reason]) => runtime.approvals.reject(id, reason),
   resolveInterrupt: (runtime, [id, payload]) => runtime.interrupts.resolve(id, payload),
@@ -324,18 +324,20 @@ export class Runtime {
   /**
    * Sends a user message (a string) or messages, then drives the round loop
    * until the turn ends. Resolves to {reason, message?, code?}.
+   * `options.forwardedProps`: this turn's own, over the runtime's (the core checks them).
    */
-  send(textOrMessages) {
+  send(textOrMessages, options = {}) {
     this.#live();
     if (textOrMessages === undefined || typeof textOrMessages === 'function' || typeof textOrMessages === 'symbol') {
       throw new AguiError('invalid_argument', 'send() takes a string or an array of messages');
     }
     const input = jsonArgument('send(): textOrMessages', textOrMessages);
-    if (this.#role === 'follower') return this.#forwardSend(textOrMessages);
+    const runOptions = jsonArgument('send(): options', options ?? {});
+    if (this.#role === 'follower') return this.#forwardSend(textOrMessages, JSON.parse(runOptions));
     // The core refuses bad input before anything changes; a valid message
     // supersedes a turn in progress (the core closes its calls), so its request
     // is cancelled and its handlers are told to stop.
-    const step = unwrap(this.#driver.send(input));
+    const step = unwrap(this.#driver.send(input, runOptions));
     const previous = this.#turn;
     this.#run?.controller.abort();
     this.#run = null;
@@ -466,13 +468,17 @@ export class Runtime {
 
   // A follower's send() goes with an id on its (last) message, made here when the caller gave
   // none: if charge moves before the answer comes, that id says whether the message arrived.
-  #forwardSend(textOrMessages) {
+  #forwardSend(textOrMessages, options) {
     let input = textOrMessages;
     if (typeof input === 'string') input = [{ role: 'user', content: input, id: randomId() }]; // (as the core makes it)
     const last = Array.isArray(input) ? input.at(-1) : undefined;
     if (last && typeof last === 'object' && typeof last.id !== 'string')
       input = [...input.slice(0, -1), { ...last, id: randomId() }];
-    return this.#command('send', [input], typeof input.at?.(-1)?.id === 'string' ? input.at(-1).id : undefined);
+    return this.#command(
+      'send',
+      [input, options],
+      typeof input.at?.(-1)?.id === 'string' ? input.at(-1).id : undefined,
+    );
   }
 
   // The commands asked of a tab that is no longer in charge: a send whose message has an id waits

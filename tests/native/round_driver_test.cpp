@@ -41,6 +41,57 @@ TEST(RoundDriver, SendBuildsTheRunAgentInput) {
   EXPECT_FALSE(run.contains("resume"));
 }
 
+TEST(RoundDriver, ATurnsForwardedPropsGoOverTheRuntimesOnEveryRunOfThatTurn) {
+  DriverOptions opts;
+  opts.forwarded_props = {{"locale", "fr"}, {"theme", "dark"}};
+  Harness h(opts);
+  h.last_step = h.driver.send("weather?", {{"forwardedProps", {{"theme", "light"}, {"a", 1}}}});
+  // Shallow, as {...runtime, ...turn}: the runtime's keys keep their place.
+  const json merged = {{"locale", "fr"}, {"theme", "light"}, {"a", 1}};
+  EXPECT_EQ(h.run()["forwardedProps"].dump(), merged.dump());
+  h.play_call("c1", "get_weather", R"({"city":"Paris"})");
+  h.last_step = h.driver.submit_result("c1", "{}");
+  EXPECT_EQ(h.run()["forwardedProps"].dump(), merged.dump());  // the follow-up is the turn's
+  h.play({test::text("m2", "ok")});
+  h.last_step = h.driver.send("next");  // a new turn without them: the runtime's alone
+  EXPECT_EQ(h.run()["forwardedProps"], opts.forwarded_props);
+}
+
+TEST(RoundDriver, AnEmptySendWithForwardedPropsRunsWithNoNewMessage) {
+  Harness h;
+  h.last_step = h.driver.send("hi");
+  h.play({test::text("m1", "hello")});
+  const std::size_t before = h.driver.thread().size();
+  h.last_step = h.driver.send(json::array(), {{"forwardedProps", {{"a2uiAction", {{"n", 1}}}}}});
+  ASSERT_TRUE(h.last_step.contains("run"));
+  EXPECT_EQ(h.run()["messages"].size(), before);
+  EXPECT_EQ(h.run()["forwardedProps"], (json{{"a2uiAction", {{"n", 1}}}}));
+  // With nothing to send and nothing forwarded, there is no run.
+  h.play({test::text("m2", "ok")});
+  EXPECT_EQ(h.driver.send(json::array())["error"]["code"], "invalid_argument");
+}
+
+TEST(RoundDriver, BadSendOptionsAreRefusedNamingTheOption) {
+  Harness h;
+  const json bad_props = h.driver.send("x", {{"forwardedProps", json::array()}});
+  EXPECT_EQ(bad_props["error"]["message"], "send(): options.forwardedProps must be an object");
+  const json unknown = h.driver.send("x", {{"forwarded", json::object()}});
+  EXPECT_EQ(unknown["error"]["message"], "send(): options: unknown option 'forwarded'");
+  EXPECT_EQ(h.driver.thread().size(), 0u);  // nothing changed
+}
+
+TEST(RoundDriver, ATurnsForwardedPropsSurviveAnExportMidTurn) {
+  Harness h;
+  h.last_step = h.driver.send("weather?", {{"forwardedProps", {{"k", "v"}}}});
+  h.play_call("c1", "get_weather", R"({"city":"Paris"})");
+  auto restored =
+      RoundDriver::from_export(h.registry, json::parse(h.driver.export_thread().dump()));
+  auto& driver = *std::get<std::unique_ptr<RoundDriver>>(restored);
+  // The started call is closed as one that may have completed, and the turn goes on.
+  ASSERT_TRUE(driver.continue_turn().contains("run"));
+  EXPECT_EQ(json::parse(driver.run_input())["forwardedProps"], (json{{"k", "v"}}));
+}
+
 TEST(RoundDriver, EachRunGetsAFreshRunId) {
   Harness h;
   h.last_step = h.driver.send("a");

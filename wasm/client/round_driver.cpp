@@ -77,7 +77,30 @@ RoundDriver::Call& RoundDriver::add_to_round(Call call) {
 
 // ---------------------------------------------------------------- turns
 
-Step RoundDriver::send_step(const json& input) {
+std::optional<Step> RoundDriver::read_run_options(const char* method, const json& run_options,
+                                                  json& props) const {
+  props = json::object();
+  if (run_options.is_null()) return std::nullopt;
+  const std::string where = std::string(method) + ": options";
+  if (!run_options.is_object())
+    return refuse(ErrorCode::kInvalidArgument, where + " must be an object");
+  for (auto it = run_options.begin(); it != run_options.end(); ++it) {
+    if (it.key() != "forwardedProps")
+      return refuse(ErrorCode::kInvalidArgument, where + ": unknown option '" + it.key() + "'");
+    if (!it->is_object())
+      return refuse(ErrorCode::kInvalidArgument, where + ".forwardedProps must be an object");
+    if (json_deeper_than(*it, options_.max_json_depth))
+      return refuse(ErrorCode::kLimitExceeded, where + ".forwardedProps nests deeper than " +
+                                                   std::to_string(options_.max_json_depth) +
+                                                   " levels (maxJsonDepth)");
+    props = *it;
+  }
+  return std::nullopt;
+}
+
+Step RoundDriver::send_step(const json& input, const json& run_options) {
+  json props;
+  if (auto refused = read_run_options("send()", run_options, props)) return *refused;
   std::vector<json> incoming;
   if (input.is_string()) {
     incoming.push_back(json{{"role", "user"}, {"content", input}});
@@ -105,7 +128,10 @@ Step RoundDriver::send_step(const json& input) {
   } else {
     return refuse(ErrorCode::kInvalidArgument, "send() takes a string or an array of messages");
   }
-  if (incoming.empty()) return refuse(ErrorCode::kInvalidArgument, "send(): no message to send");
+  if (incoming.empty() && props.empty())
+    return refuse(ErrorCode::kInvalidArgument,
+                  "send(): no message to send (a run with no new message needs "
+                  "options.forwardedProps)");
 
   Step step;
   if (phase_ == Phase::kRunning) {
@@ -133,6 +159,7 @@ Step RoundDriver::send_step(const json& input) {
     changes_.push(ChangeKind::kMessageAdded, "message", stored);
   }
   rounds_ = 0;
+  turn_props_ = std::move(props);
   repeat_key_.clear();
   repeat_count_ = 0;
   changes_.record(ChangeKind::kTurnStarted);
@@ -190,7 +217,14 @@ void RoundDriver::write_run_input() {
   out += ",\"context\":";
   write_json(out, options_.context);
   out += ",\"forwardedProps\":";
-  write_json(out, options_.forwarded_props);
+  // The turn's own keys over the runtime's, as {...runtime, ...turn} in JS.
+  if (turn_props_.empty() || !options_.forwarded_props.is_object()) {
+    write_json(out, turn_props_.empty() ? options_.forwarded_props : turn_props_);
+  } else {
+    json merged = options_.forwarded_props;
+    for (auto it = turn_props_.begin(); it != turn_props_.end(); ++it) merged[it.key()] = *it;
+    write_json(out, merged);
+  }
   out += ",\"state\":";
   if (thread_.state().is_null()) {
     out += "{}";
@@ -221,6 +255,7 @@ Step RoundDriver::end_turn(Step step, std::string reason, std::string message, s
                            const std::vector<std::string>& closed_calls) {
   phase_ = Phase::kIdle;
   clear_round();
+  turn_props_ = json::object();
   step.done = Step::Done{reason, message, std::move(code)};
   {
     auto change = changes_.record(ChangeKind::kTurnEnded);

@@ -48,7 +48,12 @@ class RoundDriver {
   // messages; ids are added where missing). A turn in progress is superseded:
   // its run is abandoned and its open calls are closed as cancelled. Bad input
   // is refused before anything changes.
-  json send(const json& text_or_messages) { return as_json(send_step(text_or_messages)); }
+  // `run_options` ({forwardedProps?}): the turn's own forwardedProps, laid key by
+  // key over the runtime's for every run of this turn (follow-ups and resumes
+  // too). With them, an empty array starts a turn with no new message.
+  json send(const json& text_or_messages, const json& run_options = json::object()) {
+    return as_json(send_step(text_or_messages, run_options));
+  }
   // The bytes of the run `run_id`'s response body, in any chunking.
   json feed(std::string_view run_id, std::string_view bytes) {
     return as_json(feed_step(run_id, bytes));
@@ -129,7 +134,11 @@ class RoundDriver {
   // Also says when the next deadline is due, when that changed (step.hpp).
   json as_json(Step step);
   json export_with(json messages, json state) const;
-  Step send_step(const json& text_or_messages);
+  Step send_step(const json& text_or_messages, const json& run_options);
+  // The run options of `method` checked ({forwardedProps?: object}): the error
+  // that names the method and the option, or none and `props` set.
+  std::optional<Step> read_run_options(const char* method, const json& run_options,
+                                       json& props) const;
   Step feed_step(std::string_view run_id, std::string_view bytes);
   Step end_of_stream_step(std::string_view run_id, double now);
   Step transport_failed_step(std::string_view run_id, std::string message);
@@ -258,6 +267,7 @@ class RoundDriver {
   std::string tools_text_;                            // the registry's advertise(), as JSON text...
   std::uint64_t tools_revision_ = ~std::uint64_t{0};  // ...at this revision (none yet)
   int rounds_ = 0;                                    // follow-up runs sent in this turn
+  json turn_props_ = json::object();  // send()'s forwardedProps, for every run of the turn
   std::uint64_t id_counter_ = 0;
   std::vector<Call> round_;  // this round's client calls, in call order
   std::unordered_map<std::string, std::size_t> round_index_;  // toolCallId -> place in round_
