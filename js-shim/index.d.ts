@@ -194,6 +194,14 @@ export interface TurnResult {
   message?: string;
   /** For run_error: the RUN_ERROR code, "transport" or "protocol". */
   code?: string;
+  /** The turn's last run's RUN_FINISHED.result, when it finished with one (absent when null). */
+  result?: Json;
+}
+
+/** What request() resolves to. */
+export interface SideRequestResult {
+  /** RUN_FINISHED.result (null when the run sent none). */
+  result: Json;
 }
 
 export interface Status {
@@ -482,6 +490,17 @@ export interface Runtime {
    * them is refused.
    */
   send(textOrMessages: string | Message[] | Omit<Message, 'id'>[], options?: SendOptions): Promise<TurnResult>;
+  /**
+   * A side request: one run beside the turn, for a server that answers in RUN_FINISHED.result
+   * (MCP Apps' `forwardedProps.__proxiedMCPRequest`, for an app's `resources/read` and
+   * `tools/call`). It touches neither the thread nor the loop nor the round count: it sends no
+   * messages (a turn may be mid-round), the tools, context and state, and `forwardedProps` merged
+   * over the runtime's as send() does. Of its events only RUN_FINISHED (resolves `{result}`) and
+   * RUN_ERROR (rejects `protocol`) count; every other is skipped, never folded into the thread.
+   * A failed request rejects `transport`. It runs beside a turn (never supersedes it, abort()
+   * leaves it); dispose() rejects it `invalid_state`. In a follower, the tab in charge sends it.
+   */
+  request(options?: SendOptions): Promise<SideRequestResult>;
   /**
    * Stops this client's turn: the request is cancelled and its body no longer
    * read (even when a custom fetch ignores the signal), running handlers' signals

@@ -40,6 +40,7 @@ const COMMANDS = {
   resolveInterrupt: (runtime, [id, payload]) => runtime.interrupts.resolve(id, payload),
   cancelInterrupt: (runtime, [id, reason]) => runtime.interrupts.cancel(id, reason),
   abort: (runtime, [reason]) => runtime.abort(reason),
+  request: (runtime, [options]) => runtime.request(options),
   delete: (runtime) => runtime.thread.delete(),
 };
 
@@ -53,6 +54,7 @@ export class Runtime {
   #turn = null; // {promise, resolve}
   #run = null; // {runId, controller}
   #inflight = new Map(); // toolCallId -> {stop}: the running handler's job
+  #requests = new Map(); // the side requests (request()) in flight: AbortController -> reject
   #timers = new Map(); // key -> cancel function (approval and interrupt deadlines)
   #lastInput = null; // the last 'request' change: its input is parsed on demand
   #partials = new PartialArgs(); // each streaming call's arguments so far
@@ -362,6 +364,56 @@ export class Runtime {
     this.#carryOut(unwrap(this.#driver.abort(why)));
   }
 
+  /**
+   * A side request: a run beside the turn that touches neither the thread nor the loop; resolves to
+   * {result} (RUN_FINISHED.result), rejects on RUN_ERROR or a failed request (the core decides).
+   * abort() leaves it; dispose() cancels it. A follower asks the tab in charge.
+   */
+  request(options = {}) {
+    this.#live();
+    const runOptions = jsonArgument('request(): options', options ?? {});
+    if (this.#role === 'follower') return this.#command('request', [JSON.parse(runOptions)]);
+    const { runId } = unwrap(this.#driver.request(runOptions));
+    const body = heapText(this.#driver.requestInput());
+    const controller = new AbortController();
+    return new Promise((resolve, reject) => {
+      this.#requests.set(controller, reject);
+      const settle = (answer) => {
+        if (answer.stale) return false;
+        if (answer.error) reject(new AguiError(answer.error.code, answer.error.message));
+        else if ('result' in answer) resolve({ result: answer.result });
+        else return true; // more to read
+        this.#requests.delete(controller);
+        return false;
+      };
+      const feed = (bytes, end) => {
+        if (this.#disposed) return false;
+        const input = this.#driver.inputBuffer(bytes.length);
+        if (input === null)
+          return settle({
+            error: { code: 'limit_exceeded', message: 'request(): a chunk does not fit in the wasm heap' },
+          });
+        input.set(bytes);
+        return settle(JSON.parse(this.#driver.requestFeed(runId, end)));
+      };
+      postRun({
+        url: String(this.#options.url),
+        headers: this.#options.headers,
+        fetch: this.#fetch,
+        body,
+        controller,
+        idleTimeoutMs: this.#options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+        onBytes: (bytes) => feed(bytes, false),
+        onEnd: () => feed(new Uint8Array(0), true),
+        onFailure: (message) => {
+          if (!this.#disposed) this.#driver.requestCancel(runId);
+          this.#requests.delete(controller);
+          reject(new AguiError('transport', `request(): ${message}`));
+        },
+      });
+    });
+  }
+
   /** Opens another thread that shares this runtime's tools (and their toggles). */
   openThread(options = {}) {
     this.#live();
@@ -427,6 +479,11 @@ export class Runtime {
     // completed); without one, the turn is aborted.
     if (this.#journal) this.#halt('the runtime was disposed');
     else if (this.#role !== 'follower') this.abort('the runtime was disposed');
+    for (const [request, reject] of this.#requests) {
+      request.abort();
+      reject(new AguiError('invalid_state', 'request(): the runtime was disposed'));
+    }
+    this.#requests.clear();
     this.#unwatchUnload?.();
     // The lock goes once the last write has landed: the tab taking charge then loads all of it.
     const written = this.#journal?.close();

@@ -92,6 +92,59 @@ TEST(RoundDriver, ATurnsForwardedPropsSurviveAnExportMidTurn) {
   EXPECT_EQ(json::parse(driver.run_input())["forwardedProps"], (json{{"k", "v"}}));
 }
 
+TEST(RoundDriver, TheTurnsDoneCarriesItsLastRunsResult) {
+  Harness h;
+  h.last_step = h.driver.send("hi");
+  json finished = test::run_finished("t1", h.run_id());
+  finished["result"] = {{"answer", 42}};
+  json step = h.play_raw({test::run_started("t1", h.run_id()), test::text("m1", "x"), finished});
+  EXPECT_EQ(step["done"]["result"], (json{{"answer", 42}}));
+  h.last_step = h.driver.send("again");  // a run with no result: none on its done
+  EXPECT_FALSE(h.play({test::text("m2", "y")})["done"].contains("result"));
+}
+
+TEST(RoundDriver, ASideRequestAnswersWithTheResultAndTouchesNothing) {
+  Harness h;
+  h.last_step = h.driver.send("weather?");
+  h.play_call("c1", "get_weather", R"({"city":"Paris"})");  // a handler is running
+  const json status = h.driver.status();
+  const std::string turn_input = h.driver.run_input();
+  const json opened = h.driver.request({{"forwardedProps", {{"__proxiedMCPRequest", 1}}}});
+  const std::string id = opened["runId"];
+  const json body = json::parse(h.driver.request_input());
+  EXPECT_EQ(body["runId"], id);
+  EXPECT_EQ(body["messages"], json::array());  // (the turn's call has no answer yet)
+  EXPECT_EQ(body["forwardedProps"], (json{{"__proxiedMCPRequest", 1}}));
+  // Only RUN_FINISHED counts: the text is not folded into the thread.
+  json finished = {{"type", "RUN_FINISHED"}, {"threadId", id}, {"runId", id}};
+  finished["result"] = {{"contents", json::array()}};
+  const std::string bytes = test::sse({{{"type", "RUN_STARTED"}, {"threadId", id}, {"runId", id}},
+                                       test::text("m9", "z"),
+                                       finished});
+  EXPECT_EQ(h.driver.request_feed(id, bytes.substr(0, 10), false), json::object());
+  EXPECT_EQ(h.driver.request_feed(id, bytes.substr(10), false),
+            (json{{"result", {{"contents", json::array()}}}}));
+  EXPECT_EQ(h.driver.request_feed(id, "", true)["stale"], true);  // settled: gone
+  EXPECT_EQ(h.driver.status(), status);
+  EXPECT_EQ(h.driver.run_input(), turn_input);
+  EXPECT_EQ(h.driver.thread().find_message("m9"), nullptr);
+  ASSERT_TRUE(h.driver.submit_result("c1", "{}").contains("run"));  // the turn goes on
+}
+
+TEST(RoundDriver, ASideRequestWithoutRunFinishedOrWithRunErrorIsRefused) {
+  Harness h;
+  std::string id = h.driver.request(json::object())["runId"];
+  const json ended = h.driver.request_feed(id, test::sse({test::run_started(id, id)}), true);
+  EXPECT_EQ(ended["error"]["message"], "request(): the stream ended before RUN_FINISHED");
+  id = h.driver.request(json::object())["runId"];
+  const json errored = h.driver.request_feed(
+      id, test::sse({{{"type", "RUN_ERROR"}, {"message", "no such server"}}}), false);
+  EXPECT_EQ(errored["error"]["code"], "protocol");
+  EXPECT_EQ(errored["error"]["message"], "request(): the agent answered RUN_ERROR: no such server");
+  EXPECT_EQ(h.driver.request({{"forwardedProps", 1}})["error"]["message"],
+            "request(): options.forwardedProps must be an object");
+}
+
 TEST(RoundDriver, EachRunGetsAFreshRunId) {
   Harness h;
   h.last_step = h.driver.send("a");

@@ -200,29 +200,40 @@ Step RoundDriver::start_run(Step step) {
   return step;
 }
 
-// The RunAgentInput, its keys in the order @ag-ui/client's HttpAgent sends
-// them, each message written from where the thread holds it.
 void RoundDriver::write_run_input() {
   if (tools_revision_ != registry_->revision()) {
     tools_text_ = dump_json(registry_->advertise());
     tools_revision_ = registry_->revision();
   }
-  std::string& out = run_input_;
+  write_input(run_input_, run_id_, turn_props_, true);
+  if (!resume_.empty()) {
+    run_input_.pop_back();  // (the closing brace)
+    run_input_ += ",\"resume\":";
+    write_json(run_input_, resume_);
+    run_input_ += '}';
+    resume_ = json::array();
+  }
+}
+
+// The RunAgentInput, its keys in the order @ag-ui/client's HttpAgent sends
+// them, each message written from where the thread holds it.
+void RoundDriver::write_input(std::string& out, const std::string& run_id, const json& props,
+                              bool with_messages) const {
   out.assign("{\"threadId\":");
   write_json_string(out, thread_.id());
   out += ",\"runId\":";
-  write_json_string(out, run_id_);
+  write_json_string(out, run_id);
   out += ",\"tools\":";
   out += tools_text_;
   out += ",\"context\":";
   write_json(out, options_.context);
   out += ",\"forwardedProps\":";
-  // The turn's own keys over the runtime's, as {...runtime, ...turn} in JS.
-  if (turn_props_.empty() || !options_.forwarded_props.is_object()) {
-    write_json(out, turn_props_.empty() ? options_.forwarded_props : turn_props_);
+  // The turn's (or request's) own keys over the runtime's, as {...runtime, ...own} in JS.
+  if (props.empty() || !options_.forwarded_props.is_object()) {
+    write_json(out, props.empty() ? options_.forwarded_props : props);
   } else {
     json merged = options_.forwarded_props;
-    for (auto it = turn_props_.begin(); it != turn_props_.end(); ++it) merged[it.key()] = *it;
+    for (auto it = props.begin(); it != props.end(); ++it) merged[it.key()] = *it;
     write_json(out, merged);
   }
   out += ",\"state\":";
@@ -233,7 +244,7 @@ void RoundDriver::write_run_input() {
   }
   out += ",\"messages\":[";
   bool first = true;
-  for (std::size_t i = 0; i < thread_.size(); ++i) {
+  for (std::size_t i = 0; with_messages && i < thread_.size(); ++i) {
     const json& m = thread_.at(i);
     const auto* role = opt_string(m, "role");
     if (role && *role == "activity")
@@ -242,13 +253,7 @@ void RoundDriver::write_run_input() {
     first = false;
     write_json(out, m);
   }
-  out += ']';
-  if (!resume_.empty()) {
-    out += ",\"resume\":";
-    write_json(out, resume_);
-    resume_ = json::array();
-  }
-  out += '}';
+  out += "]}";
 }
 
 Step RoundDriver::end_turn(Step step, std::string reason, std::string message, std::string code,
@@ -256,7 +261,9 @@ Step RoundDriver::end_turn(Step step, std::string reason, std::string message, s
   phase_ = Phase::kIdle;
   clear_round();
   turn_props_ = json::object();
-  step.done = Step::Done{reason, message, std::move(code)};
+  step.done = Step::Done{reason, message, std::move(code), json()};
+  // What the turn's last run answered, when it finished with a result.
+  if (reducer_.phase() == RunPhase::kFinished) step.done->result = reducer_.result();
   {
     auto change = changes_.record(ChangeKind::kTurnEnded);
     change.str("reason", reason);

@@ -105,6 +105,19 @@ class RoundDriver {
   // The RunAgentInput of the run last started, as JSON text: the request body.
   const std::string& run_input() const { return run_input_; }
 
+  // A side request (side_request.cpp): a run beside the turn that touches
+  // neither the thread nor the loop nor the round count, and answers with its
+  // RUN_FINISHED.result (MCP Apps proxies resources/read and tools/call so).
+  // request() answers {runId} and leaves the body in request_input(); the
+  // body's bytes go to request_feed(), its end too (`end`), which answers {}
+  // (more to read), {"result": value|null} or {"error"}. Only RUN_FINISHED and
+  // RUN_ERROR count; every other event is skipped (not folded into the thread).
+  json request(const json& run_options);
+  const std::string& request_input() const { return request_input_; }
+  json request_feed(const std::string& run_id, std::string_view bytes, bool end);
+  // The host gave up on it (transport failure, abort, dispose).
+  void request_cancel(const std::string& run_id) { side_runs_.erase(run_id); }
+
   json take_changes() { return changes_.take(); }
   std::string take_changes_text() { return changes_.take_text(); }  // the same, as JSON text
   bool changes_empty() const { return changes_.empty(); }
@@ -183,6 +196,10 @@ class RoundDriver {
   std::optional<Step> second_answer(const json& messages, std::size_t i) const;
   Step start_run(Step step = {});
   void write_run_input();
+  // The RunAgentInput into `out`: the thread's messages (or none), forwardedProps
+  // the runtime's with `props` laid over them.
+  void write_input(std::string& out, const std::string& run_id, const json& props,
+                   bool with_messages) const;
   Step after_run();
   Step after_interrupt(const json& interrupts);
   std::vector<std::string> outstanding_calls(const json& outcome);
@@ -278,6 +295,11 @@ class RoundDriver {
   std::vector<std::string> deferred_;        // client calls an interrupted run left for its resume
   std::string repeat_key_;
   int repeat_count_ = 0;
+  std::string request_input_;  // the body of the side request last opened
+  struct SideRun {
+    std::unique_ptr<SseParser> sse;
+  };
+  std::unordered_map<std::string, SideRun> side_runs_;  // runId -> an open side request
 };
 
 }  // namespace agui
