@@ -37,7 +37,9 @@ function coreState(core, keys) {
   const t0 = performance.now();
   feedBytes(driver, runId, bytes);
   JSON.parse(driver.endOfStream(runId, ...nowArgs(core)));
-  const body = JSON.parse(JSON.parse(driver.send(JSON.stringify('again'), '{}')).run ? heapText(driver.runInput()) : 'null');
+  const body = JSON.parse(
+    JSON.parse(driver.send(JSON.stringify('again'), '{}')).run ? heapText(driver.runInput()) : 'null',
+  );
   const ms = performance.now() - t0;
   driver.delete();
   if (body?.state?.[`key${keys >> 1}`]?.n !== -1) throw new Error('the patched state did not go out');
