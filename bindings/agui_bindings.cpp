@@ -213,6 +213,9 @@ class Driver {
   std::string submitResult(const std::string& call_id, const std::string& content) {
     return run_step("submitResult", [&] { return driver_->submit_result(call_id, content); });
   }
+  std::string submitParts(const std::string& call_id, const std::string& parts) {
+    return run_step("submitParts", [&] { return driver_->submit_parts(call_id, parts); });
+  }
   std::string submitError(const std::string& call_id, const std::string& message) {
     return run_step("submitError", [&] { return driver_->submit_error(call_id, message); });
   }
@@ -375,6 +378,7 @@ EMSCRIPTEN_BINDINGS(agui_client_tools) {
       .function("endOfStream", &Driver::endOfStream)
       .function("transportFailed", &Driver::transportFailed)
       .function("submitResult", &Driver::submitResult)
+      .function("submitParts", &Driver::submitParts)
       .function("submitError", &Driver::submitError)
       .function("approve", &Driver::approve)
       .function("reject", &Driver::reject)

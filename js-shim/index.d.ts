@@ -50,7 +50,10 @@ export interface ToolContext {
 
 /**
  * A handler gets the validated arguments. Its return value is the result the
- * model reads: a string as is, `undefined` as "", anything else as JSON. A
+ * model reads: a string as is, `undefined` as "", `contentParts(parts)` as the
+ * tool message's `ContentPart[]` (text, image, audio, video, document; checked
+ * by the core, and parts that are not ContentParts become an error result),
+ * anything else as JSON (a plain array too: only contentParts() makes parts). A
  * throw or rejection (of anything: a value that cannot be described gets a
  * generic message, at once), a timeout, or a value JSON cannot encode becomes
  * an error result; it never fails the run. A lone surrogate in a string result
@@ -597,6 +600,30 @@ export interface ThreadView {
 
 /** A view of the runtime's thread from now on (it reads the messages and status once, then follows the changes). */
 export function createThreadView(runtime: Runtime): ThreadView;
+
+/** AG-UI 1.0's content parts (@ag-ui/core's ContentPart). */
+export type ContentPart =
+  | { type: 'text'; text: string; id?: string; metadata?: Json }
+  | {
+      type: 'image' | 'audio' | 'video' | 'document';
+      source:
+        | { type: 'data'; value: string; mimeType: string }
+        | { type: 'url'; value: string; mimeType?: string }
+        | { type: 'file'; value: string; provider?: string; mimeType?: string };
+      id?: string;
+      metadata?: Json;
+    };
+/** What contentParts() makes: a handler result that goes out as parts. */
+export interface ContentParts {
+  readonly parts: ContentPart[];
+}
+/**
+ * A handler's result as AG-UI 1.0 content parts: the tool message's `content` is
+ * this array (`ToolMessage.content: string | ContentPart[]`). A value the package
+ * makes, because any plain shape (an array of `{type, text}`, MCP's `{content: [...]}`)
+ * may be a tool's real JSON result.
+ */
+export function contentParts(parts: ContentPart[]): ContentParts;
 
 /** One saved thread, as ThreadStore.list() gives it. */
 export interface StoredThreadEntry {

@@ -85,6 +85,7 @@ const DRIVER_METHODS = {
   endOfStream: [],
   transportFailed: [],
   submitResult: [],
+  submitParts: [1],
   submitError: [],
   approve: [],
   reject: [],

@@ -1049,7 +1049,9 @@ export class Runtime {
     const text =
       'error' in outcome
         ? this.#driver.submitError(toolCallId, outcome.error)
-        : this.#driver.submitResult(toolCallId, outcome.content);
+        : outcome.parts
+          ? this.#driver.submitParts(toolCallId, outcome.content)
+          : this.#driver.submitResult(toolCallId, outcome.content);
     const step = JSON.parse(text);
     if (!step.error) this.#carryOut(step); // a refused late answer is dropped by design
   }

@@ -145,6 +145,29 @@ TEST(RoundDriver, ASideRequestWithoutRunFinishedOrWithRunErrorIsRefused) {
             "request(): options.forwardedProps must be an object");
 }
 
+TEST(RoundDriver, ContentPartsGoOutAsTheToolMessagesContent) {
+  Harness h;
+  h.last_step = h.driver.send("weather?");
+  h.play_call("c1", "get_weather", R"({"city":"Paris"})");
+  const json parts = json::parse(
+      R"([{"type":"text","text":"sunny"},{"type":"image","source":{"type":"url","value":"u"}}])");
+  h.last_step = h.driver.submit_parts("c1", parts.dump());
+  ASSERT_TRUE(h.last_step.contains("run"));
+  const json msgs = h.run()["messages"];
+  EXPECT_EQ(msgs[2]["content"], parts);
+  EXPECT_FALSE(msgs[2].contains("error"));
+}
+
+TEST(RoundDriver, PartsThatAreNotContentPartsGiveTheCallAnErrorResult) {
+  Harness h;
+  h.last_step = h.driver.send("weather?");
+  h.play_call("c1", "get_weather", R"({"city":"Paris"})");
+  h.last_step = h.driver.submit_parts("c1", R"([{"type":"text","text":"ok"},{"type":"image"}])");
+  const json tool = h.run()["messages"][2];
+  EXPECT_EQ(error_of(tool), "the handler's content parts are not AG-UI ContentParts");
+  EXPECT_EQ(content_of(tool)["details"][0]["path"], "/1");
+}
+
 TEST(RoundDriver, EachRunGetsAFreshRunId) {
   Harness h;
   h.last_step = h.driver.send("a");

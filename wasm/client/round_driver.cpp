@@ -584,7 +584,7 @@ void RoundDriver::append_tool_messages(const std::vector<Call>& calls) {
     message["id"] = next_id("tool");
     message["toolCallId"] = c.id;  // as TOOL_CALL_RESULT builds one
     message["role"] = "tool";
-    message["content"] = c.content;
+    message["content"] = c.parts ? parse_json(c.content) : json(c.content);
     if (c.error) message["error"] = *c.error;
   }
   for (json* stored : thread_.insert_results(std::move(messages)))
@@ -605,7 +605,21 @@ Step RoundDriver::maybe_complete_round(Step step) {
 
 // ---------------------------------------------------------------- answers
 
-Step RoundDriver::submit_result_step(std::string_view tool_call_id, std::string content) {
+namespace {
+
+// AG-UI 1.0's ContentPart[] (@ag-ui/core): text, or media with a data, url or file source.
+constexpr const char* kContentPartsSchema = R"({"type":"array","items":{"anyOf":[
+{"type":"object","properties":{"type":{"const":"text"},"text":{"type":"string"}},"required":["type","text"]},
+{"type":"object","properties":{"type":{"enum":["image","audio","video","document"]},"source":{"anyOf":[
+{"type":"object","properties":{"type":{"const":"data"},"value":{"type":"string"},"mimeType":{"type":"string"}},
+"required":["type","value","mimeType"]},
+{"type":"object","properties":{"type":{"enum":["url","file"]},"value":{"type":"string"}},"required":["type","value"]}
+]}},"required":["type","source"]}]}})";
+
+}  // namespace
+
+Step RoundDriver::submit_result_step(std::string_view tool_call_id, std::string content,
+                                     bool parts) {
   Call* call = find_call(tool_call_id);
   if (call == nullptr || call->status != CallStatus::kRunning) {
     return refuse(call ? ErrorCode::kAlreadyAnswered : ErrorCode::kUnknownToolCall,
@@ -618,6 +632,18 @@ Step RoundDriver::submit_result_step(std::string_view tool_call_id, std::string 
     answer_with_error(*call, "the result is " + std::to_string(content.size()) +
                                  " bytes, over the limit of " +
                                  std::to_string(options_.max_result_bytes) + " (maxResultBytes)");
+  } else if (parts) {
+    static const auto schema = std::get<std::shared_ptr<const CompiledSchema>>(
+        CompiledSchema::compile(parse_json(kContentPartsSchema)));
+    const json value = parse_json(content);
+    auto issues = value.is_discarded() ? std::vector<SchemaIssue>{} : schema->validate(value);
+    if (value.is_discarded() || !issues.empty()) {
+      answer_with_error(*call, "the handler's content parts are not AG-UI ContentParts",
+                        issue_details(issues));
+    } else {
+      call->parts = true;
+      answer(*call, std::move(content), std::nullopt);
+    }
   } else {
     answer(*call, std::move(content), std::nullopt);
   }
@@ -829,7 +855,8 @@ void RoundDriver::close_calls(const std::vector<std::string>& ids, const std::st
     std::string name = call_name(ref->call());
     if (!registry_->find(name)) continue;
     handled_.insert(id);
-    Call& c = closed.emplace_back(Call{id, std::move(name), json(), CallStatus::kRunning, {}, {}});
+    Call& c =
+        closed.emplace_back(Call{id, std::move(name), json(), CallStatus::kRunning, {}, {}, false});
     cancel(c, why);
   }
   append_tool_messages(closed);
@@ -853,8 +880,8 @@ void RoundDriver::close_calls_left_open(const std::unordered_set<std::string>& k
       const auto* id = opt_string(call, "id");
       if (!id || thread_.find_result(*id) || keep.count(*id) || !seen.insert(*id).second) continue;
       handled_.insert(*id);
-      Call& c =
-          closed.emplace_back(Call{*id, call_name(call), json(), CallStatus::kRunning, {}, {}});
+      Call& c = closed.emplace_back(
+          Call{*id, call_name(call), json(), CallStatus::kRunning, {}, {}, false});
       answer_with_error(c, "no result was received from the agent for tool '" + c.name +
                                "' (call '" + c.id +
                                "'); the client closed the call with this error before sending "

@@ -73,7 +73,13 @@ class RoundDriver {
   // A handler's result: `content` is the tool message content as the host
   // serialised it (a string as is, anything else as JSON text).
   json submit_result(std::string_view tool_call_id, std::string content) {
-    return as_json(submit_result_step(tool_call_id, std::move(content)));
+    return as_json(submit_result_step(tool_call_id, std::move(content), false));
+  }
+  // A handler's result as AG-UI 1.0 content parts (ContentPart[], as JSON
+  // text): the tool message's content is that array. Parts that are not
+  // ContentParts give the call an error result naming where.
+  json submit_parts(std::string_view tool_call_id, std::string parts) {
+    return as_json(submit_result_step(tool_call_id, std::move(parts), true));
   }
   json submit_error(std::string_view tool_call_id, std::string message) {
     return as_json(submit_error_step(tool_call_id, std::move(message)));
@@ -155,7 +161,7 @@ class RoundDriver {
   Step feed_step(std::string_view run_id, std::string_view bytes);
   Step end_of_stream_step(std::string_view run_id, double now);
   Step transport_failed_step(std::string_view run_id, std::string message);
-  Step submit_result_step(std::string_view tool_call_id, std::string content);
+  Step submit_result_step(std::string_view tool_call_id, std::string content, bool parts);
   Step submit_error_step(std::string_view tool_call_id, std::string message);
   Step approve_step(std::string_view thread_id, std::string_view tool_call_id);
   Step reject_step(std::string_view thread_id, std::string_view tool_call_id, std::string reason);
@@ -174,6 +180,7 @@ class RoundDriver {
     CallStatus status = CallStatus::kRunning;
     std::string content;  // when answered
     std::optional<std::string> error;
+    bool parts = false;  // content is ContentPart[] as JSON text, not the text itself
   };
   struct Interrupt {
     json interrupt;

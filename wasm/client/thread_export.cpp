@@ -48,6 +48,7 @@ json RoundDriver::export_with(json messages, json state) const {
                                                            : "answered";
     if (c.status == CallStatus::kAnswered) {
       j["content"] = c.content;
+      if (c.parts) j["parts"] = true;
       if (c.error) j["error"] = *c.error;
     }
     calls.push_back(std::move(j));
@@ -236,7 +237,10 @@ void RoundDriver::restore_calls(const json& e) {
            args != j.end() && args->is_object() ? *args : json::object(),
            CallStatus::kAnswered,
            content ? *content : std::string(),
-           {}};
+           {},
+           false};
+    auto parts = j.find("parts");
+    c.parts = parts != j.end() && parts->is_boolean() && parts->get<bool>();
     handled_.insert(c.id);
     if (status == "pending_approval") {
       c.status = CallStatus::kPendingApproval;
@@ -264,7 +268,7 @@ void RoundDriver::close_streamed_calls(const json& e) {
     if (!ref || handled_.count(call_id) || thread_.find_result(call_id)) continue;
     handled_.insert(call_id);
     Call& c = cut.emplace_back(
-        Call{call_id, call_name(ref->call()), json(), CallStatus::kRunning, {}, {}});
+        Call{call_id, call_name(ref->call()), json(), CallStatus::kRunning, {}, {}, false});
     cancel(c, "the page was closed while the run was streaming; this call was not run");
   }
   append_tool_messages(cut);
