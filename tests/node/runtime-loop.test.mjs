@@ -535,7 +535,10 @@ test('chunked server writes (1..3 bytes, UTF-8 split) give the same thread as wh
     for (const chunked of [undefined, 3]) {
       const rt = await open(t, { url: server.url(scenario, { chunked, seed: 7 }), tools: tools() });
       const changes = record(rt);
-      assert.deepEqual(await rt.send('go'), { reason: 'done' }, `${scenario} chunked=${chunked}`);
+      const { result, ...ended } = await rt.send('go');
+      assert.deepEqual(ended, { reason: 'done' }, `${scenario} chunked=${chunked}`);
+      // (every_event's RUN_FINISHED carries a result: support/scenarios.mjs)
+      assert.deepEqual(result, scenario === 'every_event' ? { summary: 'done' } : undefined);
       assert.deepEqual(changes.problems(), [], `${scenario} chunked=${chunked}: no problems`);
       threads.push({
         messages: normalizeIds(
