@@ -122,7 +122,7 @@ class RoundDriver {
   const std::string& request_input() const { return request_input_; }
   json request_feed(const std::string& run_id, std::string_view bytes, bool end);
   // The host gave up on it (transport failure, abort, dispose).
-  void request_cancel(const std::string& run_id) { side_runs_.erase(run_id); }
+  void request_cancel(const std::string& run_id);
 
   json take_changes() { return changes_.take(); }
   std::string take_changes_text() { return changes_.take_text(); }  // the same, as JSON text
@@ -303,10 +303,8 @@ class RoundDriver {
   std::string repeat_key_;
   int repeat_count_ = 0;
   std::string request_input_;  // the body of the side request last opened
-  struct SideRun {
-    std::unique_ptr<SseParser> sse;
-  };
-  std::unordered_map<std::string, SideRun> side_runs_;  // runId -> an open side request
+  // The open side requests, few at a time: a list (a hash map's code costs more than it saves).
+  std::vector<std::pair<std::string, std::unique_ptr<SseParser>>> side_runs_;
 };
 
 }  // namespace agui

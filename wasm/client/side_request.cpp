@@ -20,24 +20,42 @@ json RoundDriver::request(const json& run_options) {
   // No messages: a turn may be mid-round (a call without its answer yet), and
   // closing calls for it would touch the thread; a proxied request reads none.
   write_input(request_input_, run_id, props, false);
-  side_runs_[run_id] = SideRun{std::make_unique<SseParser>(options_.sse)};
-  return json{{"runId", std::move(run_id)}};
+  side_runs_.emplace_back(run_id, std::make_unique<SseParser>(options_.sse));
+  json out = json::object();
+  out["runId"] = std::move(run_id);
+  return out;
+}
+
+void RoundDriver::request_cancel(const std::string& run_id) {
+  for (auto it = side_runs_.begin(); it != side_runs_.end(); ++it) {
+    if (it->first == run_id) {
+      side_runs_.erase(it);
+      return;
+    }
+  }
 }
 
 json RoundDriver::request_feed(const std::string& run_id, std::string_view bytes, bool end) {
-  auto it = side_runs_.find(run_id);
-  if (it == side_runs_.end()) return json{{"stale", true}};
+  SseParser* sse = nullptr;
+  for (auto& open : side_runs_) {
+    if (open.first == run_id) sse = open.second.get();
+  }
+  json out = json::object();
+  if (sse == nullptr) {
+    out["stale"] = true;
+    return out;
+  }
   auto fail = [&](std::string message) {
-    side_runs_.erase(it);
+    request_cancel(run_id);
     return Step::refused(ErrorCode::kProtocol, "request(): " + std::move(message)).to_json();
   };
   sse_events_.clear();
-  if (!it->second.sse->feed(bytes, sse_events_))
+  if (!sse->feed(bytes, sse_events_))
     return fail("an SSE event is over the limit of " +
                 std::to_string(options_.sse.max_event_bytes) + " bytes (maxEventBytes)");
   for (const auto& ev : sse_events_) {
     if (json_text_deeper_than(ev.data, options_.max_json_depth)) continue;
-    const json e = parse_json(ev.data);
+    json e = parse_json(ev.data);
     const auto* type = detail::opt_string(e, "type");
     if (type == nullptr) continue;  // (not an event, or not JSON: skipped as the others)
     if (*type == "RUN_ERROR") {
@@ -45,13 +63,14 @@ json RoundDriver::request_feed(const std::string& run_id, std::string_view bytes
       return fail("the agent answered RUN_ERROR: " + (message ? *message : std::string("(none)")));
     }
     if (*type == "RUN_FINISHED") {
-      json out = json{{"result", e.contains("result") ? e["result"] : json()}};
-      side_runs_.erase(it);
+      auto result = e.find("result");
+      out["result"] = result == e.end() ? json() : std::move(*result);
+      request_cancel(run_id);
       return out;
     }
   }
   if (end) return fail("the stream ended before RUN_FINISHED");
-  return json::object();
+  return out;
 }
 
 }  // namespace agui
