@@ -182,26 +182,22 @@ class Driver {
         "feed", [&] { return driver_->feed(run_id, std::string_view(input_.get(), input_size_)); });
     return heap_view(step_);
   }
-  // A side request (round_driver.hpp): its body is requestInput(), its bytes go
-  // through inputBuffer() as feed()'s do.
+  // A side request (round_driver.hpp): {runId, body} (a small body: it carries no
+  // messages). Its bytes go through inputBuffer() as feed()'s do, and so does its
+  // end (`end`), which also closes one the shim gave up on.
   std::string request(const std::string& options_text) {
     return query("request", [&] {
       json error;
       json options = parse_arg(options_text, "request() options", error);
-      return error.is_null() ? driver_->request(options) : error;
+      json opened = error.is_null() ? driver_->request(options) : error;
+      if (opened.contains("runId")) opened["body"] = driver_->request_input();
+      return opened;
     });
-  }
-  emscripten::val requestInput() const {
-    static const std::string none;
-    return heap_view(driver_ ? driver_->request_input() : none);
   }
   std::string requestFeed(const std::string& run_id, bool end) {
     return query("request", [&] {
       return driver_->request_feed(run_id, std::string_view(input_.get(), input_size_), end);
     });
-  }
-  void requestCancel(const std::string& run_id) {
-    if (driver_) driver_->request_cancel(run_id);
   }
   // `now`, here and below: the page's Date.now(); the core reads no clock.
   std::string endOfStream(const std::string& run_id, double now) {
@@ -389,9 +385,8 @@ EMSCRIPTEN_BINDINGS(agui_client_tools) {
       .function("expire", &Driver::expire)
       .function("runInput", &Driver::runInput)
       .function("request", &Driver::request)
-      .function("requestInput", &Driver::requestInput)
       .function("requestFeed", &Driver::requestFeed)
-      .function("requestCancel", &Driver::requestCancel)
+
       .function("takeChanges", &Driver::takeChanges)
       .function("status", &Driver::status)
       .function("messages", &Driver::messages)

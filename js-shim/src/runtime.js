@@ -373,8 +373,7 @@ export class Runtime {
     this.#live();
     const runOptions = jsonArgument('request(): options', options ?? {});
     if (this.#role === 'follower') return this.#command('request', [JSON.parse(runOptions)]);
-    const { runId } = unwrap(this.#driver.request(runOptions));
-    const body = heapText(this.#driver.requestInput());
+    const { runId, body } = unwrap(this.#driver.request(runOptions));
     const controller = new AbortController();
     return new Promise((resolve, reject) => {
       this.#requests.set(controller, reject);
@@ -406,9 +405,9 @@ export class Runtime {
         onBytes: (bytes) => feed(bytes, false),
         onEnd: () => feed(new Uint8Array(0), true),
         onFailure: (message) => {
-          if (!this.#disposed) this.#driver.requestCancel(runId);
           this.#requests.delete(controller);
           reject(new AguiError('transport', `request(): ${message}`));
+          if (!this.#disposed) feed(new Uint8Array(0), true); // closes it in the core (already settled)
         },
       });
     });

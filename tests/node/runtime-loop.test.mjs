@@ -21,6 +21,7 @@ import {
   normalizeIds,
   routedFetch,
   sleep,
+  scriptedFetch,
 } from './helpers.mjs';
 
 const server = await startServer(after);
@@ -619,3 +620,31 @@ test("send()'s bad options are refused naming the method and the option, and not
   assert.equal(requestsOf(server, rt).length, 0);
   assert.deepEqual(rt.messages, []);
 });
+
+test(
+  'request(): a failed request rejects transport, a RUN_ERROR rejects protocol, and the thread is untouched',
+  T,
+  async (t) => {
+    const answers = [
+      () => new Response('down', { status: 503 }),
+      (input) => [
+        { type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId },
+        { type: 'RUN_ERROR', message: 'no such server' },
+      ],
+    ];
+    const { fetch, requests } = scriptedFetch((input, i) => answers[i](input));
+    const rt = await open(t, { url: 'http://agent.test/run', fetch });
+    await assert.rejects(rt.request({ forwardedProps: { a: 1 } }), (e) => {
+      assert.equal(e.code, 'transport');
+      assert.match(e.message, /^request\(\): the agent at http:\/\/agent.test\/run answered HTTP 503/);
+      return true;
+    });
+    await assert.rejects(rt.request(), {
+      code: 'protocol',
+      message: 'request(): the agent answered RUN_ERROR: no such server',
+    });
+    assert.equal(requests.length, 2);
+    assert.deepEqual(rt.messages, []);
+    assert.equal(rt.status.phase, 'idle');
+  },
+);
