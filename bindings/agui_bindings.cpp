@@ -145,11 +145,13 @@ class Driver {
     });
   }
 
-  std::string send(const std::string& input_text) {
+  // `options_text`: send()'s options ({forwardedProps?}), as JSON text.
+  std::string send(const std::string& input_text, const std::string& options_text) {
     return run_step("send", [&] {
       json error;
       json input = parse_arg(input_text, "send() input", error);
-      return error.is_null() ? driver_->send(input) : error;
+      json options = error.is_null() ? parse_arg(options_text, "send() options", error) : json();
+      return error.is_null() ? driver_->send(input, options) : error;
     });
   }
   // The body's bytes cross without embind's std::string marshalling, which
@@ -180,6 +182,23 @@ class Driver {
         "feed", [&] { return driver_->feed(run_id, std::string_view(input_.get(), input_size_)); });
     return heap_view(step_);
   }
+  // A side request (round_driver.hpp): {runId, body} (a small body: it carries no
+  // messages). Its bytes go through inputBuffer() as feed()'s do, and so does its
+  // end (`end`), which also closes one the shim gave up on.
+  std::string request(const std::string& options_text) {
+    return query("request", [&] {
+      json error;
+      json options = parse_arg(options_text, "request() options", error);
+      json opened = error.is_null() ? driver_->request(options) : error;
+      if (opened.contains("runId")) opened["body"] = driver_->request_input();
+      return opened;
+    });
+  }
+  std::string requestFeed(const std::string& run_id, bool end) {
+    return query("request", [&] {
+      return driver_->request_feed(run_id, std::string_view(input_.get(), input_size_), end);
+    });
+  }
   // `now`, here and below: the page's Date.now(); the core reads no clock.
   std::string endOfStream(const std::string& run_id, double now) {
     return run_step("endOfStream", [&] { return driver_->end_of_stream(run_id, now); });
@@ -189,6 +208,9 @@ class Driver {
   }
   std::string submitResult(const std::string& call_id, const std::string& content) {
     return run_step("submitResult", [&] { return driver_->submit_result(call_id, content); });
+  }
+  std::string submitParts(const std::string& call_id, const std::string& parts) {
+    return run_step("submitParts", [&] { return driver_->submit_parts(call_id, parts); });
   }
   std::string submitError(const std::string& call_id, const std::string& message) {
     return run_step("submitError", [&] { return driver_->submit_error(call_id, message); });
@@ -352,6 +374,7 @@ EMSCRIPTEN_BINDINGS(agui_client_tools) {
       .function("endOfStream", &Driver::endOfStream)
       .function("transportFailed", &Driver::transportFailed)
       .function("submitResult", &Driver::submitResult)
+      .function("submitParts", &Driver::submitParts)
       .function("submitError", &Driver::submitError)
       .function("approve", &Driver::approve)
       .function("reject", &Driver::reject)
@@ -361,6 +384,9 @@ EMSCRIPTEN_BINDINGS(agui_client_tools) {
       .function("continueTurn", &Driver::continueTurn)
       .function("expire", &Driver::expire)
       .function("runInput", &Driver::runInput)
+      .function("request", &Driver::request)
+      .function("requestFeed", &Driver::requestFeed)
+
       .function("takeChanges", &Driver::takeChanges)
       .function("status", &Driver::status)
       .function("messages", &Driver::messages)

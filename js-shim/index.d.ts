@@ -50,7 +50,10 @@ export interface ToolContext {
 
 /**
  * A handler gets the validated arguments. Its return value is the result the
- * model reads: a string as is, `undefined` as "", anything else as JSON. A
+ * model reads: a string as is, `undefined` as "", `contentParts(parts)` as the
+ * tool message's `ContentPart[]` (text, image, audio, video, document; checked
+ * by the core, and parts that are not ContentParts become an error result),
+ * anything else as JSON (a plain array too: only contentParts() makes parts). A
  * throw or rejection (of anything: a value that cannot be described gets a
  * generic message, at once), a timeout, or a value JSON cannot encode becomes
  * an error result; it never fails the run. A lone surrogate in a string result
@@ -183,11 +186,25 @@ export interface PendingApproval {
 /** Why a turn ended. */
 export type TurnEndReason = 'done' | 'round_limit' | 'aborted' | 'run_error' | 'cancelled';
 
+/** send()'s options. */
+export interface SendOptions {
+  /** This turn's forwardedProps, over the runtime's (see send()). */
+  forwardedProps?: { [key: string]: Json };
+}
+
 export interface TurnResult {
   reason: TurnEndReason;
   message?: string;
   /** For run_error: the RUN_ERROR code, "transport" or "protocol". */
   code?: string;
+  /** The turn's last run's RUN_FINISHED.result, when it finished with one (absent when null). */
+  result?: Json;
+}
+
+/** What request() resolves to. */
+export interface SideRequestResult {
+  /** RUN_FINISHED.result (null when the run sent none). */
+  result: Json;
 }
 
 export interface Status {
@@ -471,8 +488,28 @@ export interface Runtime {
    * message reached the thread, so it resolves with that turn's end (`reason: 'aborted'`, "...
    * reached the thread, and its turn was cut short", when the takeover ended the turn); or it did
    * not, and it rejects `invalid_state` "... it was not sent (send it again)".
+   *
+   * `options.forwardedProps` (an object): this turn's own, laid key by key over the runtime's
+   * `forwardedProps` (a shallow merge, as `{...runtime, ...turn}`; the runtime's keys keep their
+   * place) on every run of the turn: its follow-up rounds and interrupt resumes too, since a user
+   * action belongs to the turn it starts (and a reload mid-turn keeps them). The next `send()`
+   * without them sends the runtime's alone. With them, `send([], { forwardedProps })` starts a turn
+   * with no new message: an A2UI user action (`{ a2uiAction }`), `@ag-ui/langgraph`'s resume channel
+   * (`{ command: { resume } }`); it supersedes a running turn as any send does. `send([])` without
+   * them is refused.
    */
-  send(textOrMessages: string | Message[] | Omit<Message, 'id'>[]): Promise<TurnResult>;
+  send(textOrMessages: string | Message[] | Omit<Message, 'id'>[], options?: SendOptions): Promise<TurnResult>;
+  /**
+   * A side request: one run beside the turn, for a server that answers in RUN_FINISHED.result
+   * (MCP Apps' `forwardedProps.__proxiedMCPRequest`, for an app's `resources/read` and
+   * `tools/call`). It touches neither the thread nor the loop nor the round count: it sends no
+   * messages (a turn may be mid-round), the tools, context and state, and `forwardedProps` merged
+   * over the runtime's as send() does. Of its events only RUN_FINISHED (resolves `{result}`) and
+   * RUN_ERROR (rejects `protocol`) count; every other is skipped, never folded into the thread.
+   * A failed request rejects `transport`. It runs beside a turn (never supersedes it, abort()
+   * leaves it); dispose() rejects it `invalid_state`. In a follower, the tab in charge sends it.
+   */
+  request(options?: SendOptions): Promise<SideRequestResult>;
   /**
    * Stops this client's turn: the request is cancelled and its body no longer
    * read (even when a custom fetch ignores the signal), running handlers' signals
@@ -569,6 +606,30 @@ export interface ThreadView {
 
 /** A view of the runtime's thread from now on (it reads the messages and status once, then follows the changes). */
 export function createThreadView(runtime: Runtime): ThreadView;
+
+/** AG-UI 1.0's content parts (@ag-ui/core's ContentPart). */
+export type ContentPart =
+  | { type: 'text'; text: string; id?: string; metadata?: Json }
+  | {
+      type: 'image' | 'audio' | 'video' | 'document';
+      source:
+        | { type: 'data'; value: string; mimeType: string }
+        | { type: 'url'; value: string; mimeType?: string }
+        | { type: 'file'; value: string; provider?: string; mimeType?: string };
+      id?: string;
+      metadata?: Json;
+    };
+/** What contentParts() makes: a handler result that goes out as parts. */
+export interface ContentParts {
+  readonly parts: ContentPart[];
+}
+/**
+ * A handler's result as AG-UI 1.0 content parts: the tool message's `content` is
+ * this array (`ToolMessage.content: string | ContentPart[]`). A value the package
+ * makes, because any plain shape (an array of `{type, text}`, MCP's `{content: [...]}`)
+ * may be a tool's real JSON result.
+ */
+export function contentParts(parts: ContentPart[]): ContentParts;
 
 /** One saved thread, as ThreadStore.list() gives it. */
 export interface StoredThreadEntry {

@@ -79,12 +79,13 @@ const jsonToCore = (value) => (typeof value === 'string' ? wellFormedJson(value)
 const REGISTRY_METHODS = { configure: [0], add: [0], remove: [], setEnabled: [], advertise: [], catalog: [], list: [] };
 const DRIVER_METHODS = {
   open: [0],
-  send: [0],
+  send: [0, 1],
   inputBuffer: [],
   feed: [],
   endOfStream: [],
   transportFailed: [],
   submitResult: [],
+  submitParts: [1],
   submitError: [],
   approve: [],
   reject: [],
@@ -94,6 +95,8 @@ const DRIVER_METHODS = {
   continueTurn: [],
   expire: [],
   runInput: [],
+  request: [0],
+  requestFeed: [],
   takeChanges: [],
   status: [],
   messages: [],

@@ -34,13 +34,33 @@ function describe(value) {
   return String(value);
 }
 
-/** The tool message content: a string as is, undefined as "", anything else as JSON. Never throws. */
+// What contentParts() makes: only a value the package made is read as parts, since any plain
+// shape ({content: [...]}, an array of {type, text}) may be a tool's real JSON result.
+class ContentParts {
+  constructor(parts) {
+    this.parts = parts;
+    Object.freeze(this);
+  }
+}
+
+/**
+ * A handler's result as AG-UI 1.0 content parts (ToolMessage.content: ContentPart[]): text, image,
+ * audio, video, document. The core checks them; parts that are not ContentParts give the call an
+ * error result.
+ */
+export const contentParts = (parts) => new ContentParts(parts);
+
+/**
+ * The tool message content: a string as is, undefined as "", contentParts() as the parts' JSON
+ * text (`parts: true`), anything else as JSON. Never throws.
+ */
 export function serialiseResult(value) {
   if (value === undefined) return { content: '' };
   if (typeof value === 'string') return { content: value };
+  const parts = value instanceof ContentParts;
   let text;
   try {
-    text = JSON.stringify(value);
+    text = JSON.stringify(parts ? value.parts : value);
   } catch (e) {
     return { error: `the handler's result cannot be encoded as JSON: ${describeThrown(e)}` };
   }
@@ -48,7 +68,7 @@ export function serialiseResult(value) {
     return { error: `the handler's result cannot be encoded as JSON (a ${typeof value})` };
   }
   // JSON text, so a lone surrogate is an escape here: U+FFFD, as for strings (core.js).
-  return { content: wellFormedJson(text) };
+  return parts ? { content: wellFormedJson(text), parts } : { content: wellFormedJson(text) };
 }
 
 // The handler's ctx.signal, made when the handler first asks for it: node makes
@@ -81,7 +101,7 @@ function lazySignal() {
  * superseded): its timer is cancelled and ctx.signal aborts with `reason`.
  * @param {{handler: Function, call: {toolCallId: string, name: string, args: object,
  *          timeoutMs: number, threadId: string},
- *          onSettled: (outcome: {content: string} | {error: string}) => void}} job
+ *          onSettled: (outcome: {content: string, parts?: boolean} | {error: string}) => void}} job
  * @returns {(reason: Error) => void}
  */
 export function runHandler({ handler, call, onSettled }) {

@@ -10,6 +10,7 @@ export {
 } from './browser-tools.js';
 export { loadCore as init } from './core.js';
 export { createThreadView } from './thread-view.js';
+export { contentParts } from './handlers.js';
 export { memoryStore, indexedDbStore } from './storage.js';
 export { applyChange } from './journal.js';
 

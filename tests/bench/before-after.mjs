@@ -26,7 +26,7 @@ function coreState(core, keys) {
   for (let i = keys - 1; i >= 0; i -= 1) snapshot[`key${i}`] = { n: i, label: `value ${i}` };
   const driver = new core.Driver(new core.Registry(), 'bench-thread');
   JSON.parse(driver.open(JSON.stringify({ options: {} }), ...nowArgs(core)));
-  const step = JSON.parse(driver.send(JSON.stringify('state')));
+  const step = JSON.parse(driver.send(JSON.stringify('state'), '{}'));
   const runId = step.run.runId;
   const bytes = encodeEvents([
     runStarted('bench-thread', runId),
@@ -37,7 +37,9 @@ function coreState(core, keys) {
   const t0 = performance.now();
   feedBytes(driver, runId, bytes);
   JSON.parse(driver.endOfStream(runId, ...nowArgs(core)));
-  const body = JSON.parse(JSON.parse(driver.send(JSON.stringify('again'))).run ? heapText(driver.runInput()) : 'null');
+  const body = JSON.parse(
+    JSON.parse(driver.send(JSON.stringify('again'), '{}')).run ? heapText(driver.runInput()) : 'null',
+  );
   const ms = performance.now() - t0;
   driver.delete();
   if (body?.state?.[`key${keys >> 1}`]?.n !== -1) throw new Error('the patched state did not go out');

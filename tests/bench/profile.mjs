@@ -181,7 +181,7 @@ async function namesCore(what, a, b) {
       const driver = new core.Driver(registry, 'bench-thread');
       const t0 = performance.now();
       JSON.parse(driver.open(JSON.stringify({ options: {} }), ...nowArgs(core)));
-      const step = JSON.parse(driver.send(JSON.stringify('go')));
+      const step = JSON.parse(driver.send(JSON.stringify('go'), '{}'));
       const [head, tail] = stream.frame('bench-thread', step.run.runId);
       for (const bytes of [head, ...stream.chunks, tail]) {
         feedBytes(driver, step.run.runId, bytes);
@@ -201,7 +201,7 @@ async function namesCore(what, a, b) {
   for (let t = 0; t < turns; t += 1) {
     const driver = new core.Driver(registry, 'bench-thread');
     JSON.parse(driver.open(JSON.stringify({ options: { repeatLimit: 0 } }), ...nowArgs(core)));
-    let step = JSON.parse(driver.send(JSON.stringify('go')));
+    let step = JSON.parse(driver.send(JSON.stringify('go'), '{}'));
     const runId = step.run.runId;
     for (const part of splitBeforeLastEvent(scriptedRun('bench-thread', runId, { calls: 1 }))) {
       feedBytes(driver, runId, part);

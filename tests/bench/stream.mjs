@@ -104,7 +104,7 @@ export async function runCore(stream) {
   gc();
   const t0 = performance.now();
   JSON.parse(driver.open(JSON.stringify({ options: {} }), ...nowArgs(core)));
-  const step = JSON.parse(driver.send(JSON.stringify('Summarise the permits.')));
+  const step = JSON.parse(driver.send(JSON.stringify('Summarise the permits.'), '{}'));
   changes += step.changes?.length ?? 0;
   const runId = step.run.runId;
   const [head, tail] = stream.frame(THREAD, runId);

@@ -113,7 +113,7 @@ export async function wasmBench(set) {
   const driver = new core.Driver(registry, 'bench-validate');
   try {
     JSON.parse(driver.open(JSON.stringify({ options: {} }), ...nowArgs(core)));
-    const step = JSON.parse(driver.send(JSON.stringify('validate')));
+    const step = JSON.parse(driver.send(JSON.stringify('validate'), '{}'));
     const runId = step.run.runId;
     const interrupts = set.map((s, i) => ({
       id: `v${i}`,

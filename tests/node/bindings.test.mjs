@@ -23,7 +23,7 @@ function opened() {
 
 test('a step carries the changes it made, and nothing is left behind for takeChanges', () => {
   const { driver, close } = opened();
-  const sent = JSON.parse(driver.send(JSON.stringify('hello')));
+  const sent = JSON.parse(driver.send(JSON.stringify('hello'), '{}'));
   assert.ok(sent.run?.runId, 'the step still says what to do');
   assert.deepEqual(kinds(sent), ['message_added', 'turn_started', 'round_started']);
   assert.equal(sent.changes[0].message.content, 'hello');
@@ -64,7 +64,7 @@ test('a step carries the changes it made, and nothing is left behind for takeCha
 
 test('a refusal carries no changes and loses none; a step that changed nothing has no "changes"', () => {
   const { driver, close } = opened();
-  const { run } = JSON.parse(driver.send(JSON.stringify('hello')));
+  const { run } = JSON.parse(driver.send(JSON.stringify('hello'), '{}'));
   const refused = JSON.parse(driver.submitResult('nope', JSON.stringify('x')));
   assert.equal(refused.error.code, 'unknown_tool_call');
   assert.equal(refused.changes, undefined);
@@ -82,7 +82,7 @@ test('a refusal carries no changes and loses none; a step that changed nothing h
 
 test('feed: a chunk larger than the whole heap crosses intact, and the step is read after the heap grew under it', () => {
   const { driver, close } = opened();
-  const { run } = JSON.parse(driver.send(JSON.stringify('hello')));
+  const { run } = JSON.parse(driver.send(JSON.stringify('hello'), '{}'));
   const heapBytes = () => driver.inputBuffer(0).buffer.byteLength;
   const before = heapBytes();
   const delta = (i) => `part ${i}: ünïcødé ✓ 🙂; `;
@@ -107,7 +107,7 @@ test('feed: a chunk larger than the whole heap crosses intact, and the step is r
 
 test('feed: a chunk that cannot fit in the heap is an error that names its size, and the driver goes on', () => {
   const { driver, close } = opened();
-  const { run } = JSON.parse(driver.send(JSON.stringify('hello')));
+  const { run } = JSON.parse(driver.send(JSON.stringify('hello'), '{}'));
   const huge = 2 ** 31; // past the module's 2 GB memory limit
   assert.equal(driver.inputBuffer(huge), null, 'no C++ exception reaches JS');
   assert.throws(

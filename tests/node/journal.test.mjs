@@ -44,7 +44,7 @@ test('after every event of every corpus stream, the export folded with the chang
         sameText(stored, JSON.parse(driver.exportThread()), `${name}, ${where}`);
         records += 1;
       };
-      const { run } = JSON.parse(driver.send(JSON.stringify([input.messages.at(-1)])));
+      const { run } = JSON.parse(driver.send(JSON.stringify([input.messages.at(-1)]), '{}'));
       check('after send');
       events.forEach((event, i) => {
         feedBytes(driver, run.runId, event);

@@ -3,6 +3,7 @@
 // the call gets exactly one tool message the model can read, and the turn goes on.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { contentParts } from 'agui-client-tools';
 import { replies } from '../support/scenarios.mjs';
 import {
   T,
@@ -240,4 +241,31 @@ test('a timeoutMs over 2^31-1 ms does not time the handler out at once', T, asyn
   const { message } = await oneTool(t, async () => (await sleep(50), 'in time'), { tool: { timeoutMs: 2 ** 31 } });
   assert.equal(message.content, 'in time');
   assert.equal(message.error, undefined);
+});
+
+test("contentParts(): the handler's parts go out as the tool message's ContentPart[]", T, async (t) => {
+  const parts = [
+    { type: 'text', text: 'Sunny, 21 °C' },
+    { type: 'image', source: { type: 'data', value: 'iVBORw0KGgo=', mimeType: 'image/png' } },
+    { type: 'document', source: { type: 'url', value: 'https://example.com/forecast.pdf' } },
+  ];
+  const { rt, result, message } = await oneTool(t, () => contentParts(parts));
+  assert.equal(result.reason, 'done');
+  assert.deepEqual(message.content, parts);
+  assert.equal(message.error, undefined);
+  const [, followUp] = requestsOf(server, rt);
+  assert.deepEqual(followUp.input.messages.find((m) => m.role === 'tool').content, parts);
+  assert.equal(followUp.inputIssues, null, 'a valid RunAgentInput (@ag-ui/core)');
+});
+
+test('a plain array is a JSON result, never taken for parts: only contentParts() makes parts', T, async (t) => {
+  const { message } = await oneTool(t, () => [{ type: 'text', text: 'x' }]);
+  assert.equal(message.content, '[{"type":"text","text":"x"}]');
+});
+
+test('contentParts() that are not ContentParts give the call an error result that says where', T, async (t) => {
+  const { message } = await oneTool(t, () => contentParts([{ type: 'text', text: 'ok' }, { type: 'image' }]));
+  assertErrorResult(message, /the handler's content parts are not AG-UI ContentParts/);
+  assert.equal(typeof message.content, 'string');
+  assert.match(message.content, /\/1/, 'the details name the part');
 });

@@ -21,6 +21,7 @@ import {
   normalizeIds,
   routedFetch,
   sleep,
+  scriptedFetch,
 } from './helpers.mjs';
 
 const server = await startServer(after);
@@ -535,7 +536,10 @@ test('chunked server writes (1..3 bytes, UTF-8 split) give the same thread as wh
     for (const chunked of [undefined, 3]) {
       const rt = await open(t, { url: server.url(scenario, { chunked, seed: 7 }), tools: tools() });
       const changes = record(rt);
-      assert.deepEqual(await rt.send('go'), { reason: 'done' }, `${scenario} chunked=${chunked}`);
+      const { result, ...ended } = await rt.send('go');
+      assert.deepEqual(ended, { reason: 'done' }, `${scenario} chunked=${chunked}`);
+      // (every_event's RUN_FINISHED carries a result: support/scenarios.mjs)
+      assert.deepEqual(result, scenario === 'every_event' ? { summary: 'done' } : undefined);
       assert.deepEqual(changes.problems(), [], `${scenario} chunked=${chunked}: no problems`);
       threads.push({
         messages: normalizeIds(
@@ -566,3 +570,81 @@ test('limits pass through createRuntime: maxCallsPerRound 1 runs the first call 
   for (const m of refused) assert.match(m.error, /maxCallsPerRound/);
   assertServerAccepted(rt);
 });
+
+test(
+  "send(text, { forwardedProps }): the turn's keys over the runtime's, on each run of that turn only",
+  T,
+  async (t) => {
+    const rt = await open(t, {
+      url: server.url('multi_round'),
+      forwardedProps: { locale: 'fr-FR', theme: 'dark' },
+      tools: [tool('get_location', () => ({ city: 'Paris' })), tool('get_weather', () => ({ sky: 'sunny' }))],
+    });
+    assert.deepEqual(await rt.send('weather?', { forwardedProps: { theme: 'light', action: { n: 1 } } }), {
+      reason: 'done',
+    });
+    const turn = requestsOf(server, rt);
+    assert.equal(turn.length, 3, 'a first run and two follow-ups');
+    for (const r of turn) {
+      // Shallow, as {...runtime, ...turn}: the runtime's keys keep their place.
+      assert.equal(JSON.stringify(r.input.forwardedProps), '{"locale":"fr-FR","theme":"light","action":{"n":1}}');
+    }
+    await rt.send('again');
+    assert.deepEqual(requestsOf(server, rt).at(-3).input.forwardedProps, { locale: 'fr-FR', theme: 'dark' });
+    assertServerAccepted(rt);
+  },
+);
+
+test('send([], { forwardedProps }) runs the thread as it is, with no new message', T, async (t) => {
+  const rt = await open(t, { url: server.url('text') });
+  await rt.send('hi');
+  const before = rt.messages.length;
+  assert.deepEqual(await rt.send([], { forwardedProps: { command: { resume: 'yes' } } }), { reason: 'done' });
+  const [first, second] = requestsOf(server, rt);
+  assert.deepEqual(second.input.messages, rt.messages.slice(0, before), 'the same thread, nothing added');
+  assert.deepEqual(second.input.forwardedProps, { command: { resume: 'yes' } });
+  assert.deepEqual(first.input.forwardedProps, {});
+  assert.throws(() => rt.send([]), { code: 'invalid_argument', message: /no message to send/ });
+});
+
+test("send()'s bad options are refused naming the method and the option, and nothing is sent", T, async (t) => {
+  const rt = await open(t, { url: server.url('text') });
+  assert.throws(() => rt.send('x', { forwardedProps: [1] }), {
+    code: 'invalid_argument',
+    message: 'send(): options.forwardedProps must be an object',
+  });
+  assert.throws(() => rt.send('x', { forwardProps: {} }), {
+    message: "send(): options: unknown option 'forwardProps'",
+  });
+  assert.throws(() => rt.send('x', { forwardedProps: { n: 1n } }), { message: /^send\(\): options cannot be encoded/ });
+  assert.equal(requestsOf(server, rt).length, 0);
+  assert.deepEqual(rt.messages, []);
+});
+
+test(
+  'request(): a failed request rejects transport, a RUN_ERROR rejects protocol, and the thread is untouched',
+  T,
+  async (t) => {
+    const answers = [
+      () => new Response('down', { status: 503 }),
+      (input) => [
+        { type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId },
+        { type: 'RUN_ERROR', message: 'no such server' },
+      ],
+    ];
+    const { fetch, requests } = scriptedFetch((input, i) => answers[i](input));
+    const rt = await open(t, { url: 'http://agent.test/run', fetch });
+    await assert.rejects(rt.request({ forwardedProps: { a: 1 } }), (e) => {
+      assert.equal(e.code, 'transport');
+      assert.match(e.message, /^request\(\): the agent at http:\/\/agent.test\/run answered HTTP 503/);
+      return true;
+    });
+    await assert.rejects(rt.request(), {
+      code: 'protocol',
+      message: 'request(): the agent answered RUN_ERROR: no such server',
+    });
+    assert.equal(requests.length, 2);
+    assert.deepEqual(rt.messages, []);
+    assert.equal(rt.status.phase, 'idle');
+  },
+);

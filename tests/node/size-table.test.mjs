@@ -361,7 +361,7 @@ test('the shipped module: sections and header make the file, bodies make the cod
 // What the package may weigh, gzip -9, each file alone (the bench's measure). Set at issue 23's close a little
 // above what ships, so that a change which brings a piece of libc or a template family back fails here; raising it
 // is a decision with its measured reason in docs/size.md.
-const BUDGET = { wasm: 124_000, js: 31_500 };
+const BUDGET = { wasm: 127_000, js: 32_000 };
 
 test('the shipped package stays within its size budget', async () => {
   const { stdout } = await run(process.execPath, [SCRIPT, '--json', '--top=1'], { maxBuffer: 64 << 20 });

@@ -63,6 +63,25 @@ test('two tabs on one thread: one in charge, the other follows it and its send i
   assert.equal(a.runtime.messages.length, 2);
 });
 
+test("a follower's send() options and request() are carried out by the tab in charge", T, async (t) => {
+  const origin = new FakeOrigin();
+  const thread = shared();
+  const { fetch, requests } = scriptedFetch((input) =>
+    input.runId.startsWith('request-')
+      ? [{ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId, result: { read: true } }]
+      : reply('hi'),
+  );
+  const a = await openIn(t, origin.tab(), thread, { fetch });
+  const b = await openIn(t, origin.tab(), thread, { fetch });
+  assert.equal(b.runtime.role, 'follower');
+  assert.equal((await b.runtime.send([], { forwardedProps: { action: 1 } })).reason, 'done');
+  assert.deepEqual(requests.at(-1).forwardedProps, { action: 1 });
+  assert.deepEqual(await b.runtime.request({ forwardedProps: { read: 'x' } }), { result: { read: true } });
+  assert.deepEqual(requests.at(-1).forwardedProps, { read: 'x' });
+  assert.equal(requests.length, 2, 'each sent once, by the tab in charge');
+  assert.deepEqual(b.runtime.messages, a.runtime.messages);
+});
+
 // ------------------------------------------------------------ item 4: refusals
 
 test(

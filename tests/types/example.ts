@@ -3,6 +3,9 @@
 // if a declaration drifts from what a user writes, this stops compiling.
 import {
   createRuntime,
+  contentParts,
+  type ContentPart,
+  type SideRequestResult,
   memoryStore,
   applyChange,
   type ThreadStore,
@@ -65,6 +68,19 @@ const deleteFile: ToolDefinition<{ path: string }> = {
   confirm: 'Delete this file?',
   rejectedResult: { deleted: false },
   handler: ({ path }) => `deleted ${path}`,
+};
+
+// A result as AG-UI 1.0 content parts: text and an image.
+const snapshot: ToolDefinition = {
+  name: 'snapshot',
+  description: 'A picture of the map.',
+  handler: () => {
+    const parts: ContentPart[] = [
+      { type: 'text', text: 'The map:' },
+      { type: 'image', source: { type: 'data', value: 'iVBORw0KGgo=', mimeType: 'image/png' } },
+    ];
+    return contentParts(parts);
+  },
 };
 
 function describeChange(change: Change): string {
@@ -201,6 +217,12 @@ async function main(): Promise<void> {
     else if (m.role === 'tool') console.log(m.toolCallId, m.error ?? m.content);
   }
   await runtime.send([{ role: 'user', content: 'And in Rome?' }]);
+  runtime.tools.register(snapshot);
+  await runtime.send([], { forwardedProps: { a2uiAction: { userAction: { name: 'ok' } } } });
+  const side: SideRequestResult = await runtime.request({
+    forwardedProps: { __proxiedMCPRequest: { method: 'ping' } },
+  });
+  console.log(side.result, result.result);
   const status: Status = runtime.status;
   console.log(
     status.phase,

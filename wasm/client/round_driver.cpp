@@ -79,7 +79,30 @@ RoundDriver::Call& RoundDriver::add_to_round(Call call) {
 
 // ---------------------------------------------------------------- turns
 
-Step RoundDriver::send_step(const json& input) {
+std::optional<Step> RoundDriver::read_run_options(const char* method, const json& run_options,
+                                                  json& props) const {
+  props = json::object();
+  if (run_options.is_null()) return std::nullopt;
+  const std::string where = std::string(method) + ": options";
+  if (!run_options.is_object())
+    return refuse(ErrorCode::kInvalidArgument, where + " must be an object");
+  for (auto it = run_options.begin(); it != run_options.end(); ++it) {
+    if (it.key() != "forwardedProps")
+      return refuse(ErrorCode::kInvalidArgument, where + ": unknown option '" + it.key() + "'");
+    if (!it->is_object())
+      return refuse(ErrorCode::kInvalidArgument, where + ".forwardedProps must be an object");
+    if (json_deeper_than(*it, options_.max_json_depth))
+      return refuse(ErrorCode::kLimitExceeded, where + ".forwardedProps nests deeper than " +
+                                                   std::to_string(options_.max_json_depth) +
+                                                   " levels (maxJsonDepth)");
+    props = *it;
+  }
+  return std::nullopt;
+}
+
+Step RoundDriver::send_step(const json& input, const json& run_options) {
+  json props;
+  if (auto refused = read_run_options("send()", run_options, props)) return *refused;
   std::vector<json> incoming;
   if (input.is_string()) {
     incoming.push_back(json{{"role", "user"}, {"content", input}});
@@ -107,7 +130,10 @@ Step RoundDriver::send_step(const json& input) {
   } else {
     return refuse(ErrorCode::kInvalidArgument, "send() takes a string or an array of messages");
   }
-  if (incoming.empty()) return refuse(ErrorCode::kInvalidArgument, "send(): no message to send");
+  if (incoming.empty() && props.empty())
+    return refuse(ErrorCode::kInvalidArgument,
+                  "send(): no message to send (a run with no new message needs "
+                  "options.forwardedProps)");
 
   Step step;
   if (phase_ == Phase::kRunning) {
@@ -135,6 +161,7 @@ Step RoundDriver::send_step(const json& input) {
     changes_.push(ChangeKind::kMessageAdded, "message", stored);
   }
   rounds_ = 0;
+  turn_props_ = std::move(props);
   repeat_key_.clear();
   repeat_count_ = 0;
   changes_.record(ChangeKind::kTurnStarted);
@@ -175,24 +202,42 @@ Step RoundDriver::start_run(Step step) {
   return step;
 }
 
-// The RunAgentInput, its keys in the order @ag-ui/client's HttpAgent sends
-// them, each message written from where the thread holds it.
 void RoundDriver::write_run_input() {
   if (tools_revision_ != registry_->revision()) {
     tools_text_ = dump_json(registry_->advertise());
     tools_revision_ = registry_->revision();
   }
-  std::string& out = run_input_;
+  write_input(run_input_, run_id_, turn_props_, true);
+  if (!resume_.empty()) {
+    run_input_.pop_back();  // (the closing brace)
+    run_input_ += ",\"resume\":";
+    write_json(run_input_, resume_);
+    run_input_ += '}';
+    resume_ = json::array();
+  }
+}
+
+// The RunAgentInput, its keys in the order @ag-ui/client's HttpAgent sends
+// them, each message written from where the thread holds it.
+void RoundDriver::write_input(std::string& out, const std::string& run_id, const json& props,
+                              bool with_messages) const {
   out.assign("{\"threadId\":");
   write_json_string(out, thread_.id());
   out += ",\"runId\":";
-  write_json_string(out, run_id_);
+  write_json_string(out, run_id);
   out += ",\"tools\":";
   out += tools_text_;
   out += ",\"context\":";
   write_json(out, options_.context);
   out += ",\"forwardedProps\":";
-  write_json(out, options_.forwarded_props);
+  // The turn's (or request's) own keys over the runtime's, as {...runtime, ...own} in JS.
+  if (props.empty() || !options_.forwarded_props.is_object()) {
+    write_json(out, props.empty() ? options_.forwarded_props : props);
+  } else {
+    json merged = options_.forwarded_props;
+    for (auto it = props.begin(); it != props.end(); ++it) merged[it.key()] = *it;
+    write_json(out, merged);
+  }
   out += ",\"state\":";
   if (thread_.state().is_null()) {
     out += "{}";
@@ -201,7 +246,7 @@ void RoundDriver::write_run_input() {
   }
   out += ",\"messages\":[";
   bool first = true;
-  for (std::size_t i = 0; i < thread_.size(); ++i) {
+  for (std::size_t i = 0; with_messages && i < thread_.size(); ++i) {
     const json& m = thread_.at(i);
     const auto* role = opt_string(m, "role");
     if (role && *role == "activity")
@@ -210,20 +255,17 @@ void RoundDriver::write_run_input() {
     first = false;
     write_json(out, m);
   }
-  out += ']';
-  if (!resume_.empty()) {
-    out += ",\"resume\":";
-    write_json(out, resume_);
-    resume_ = json::array();
-  }
-  out += '}';
+  out += "]}";
 }
 
 Step RoundDriver::end_turn(Step step, std::string reason, std::string message, std::string code,
                            const std::vector<std::string>& closed_calls) {
   phase_ = Phase::kIdle;
   clear_round();
-  step.done = Step::Done{reason, message, std::move(code)};
+  turn_props_ = json::object();
+  step.done = Step::Done{reason, message, std::move(code), json()};
+  // What the turn's last run answered, when it finished with a result.
+  if (reducer_.phase() == RunPhase::kFinished) step.done->result = reducer_.result();
   {
     auto change = changes_.record(ChangeKind::kTurnEnded);
     change.str("reason", reason);
@@ -544,7 +586,7 @@ void RoundDriver::append_tool_messages(const std::vector<Call>& calls) {
     message["id"] = next_id("tool");
     message["toolCallId"] = c.id;  // as TOOL_CALL_RESULT builds one
     message["role"] = "tool";
-    message["content"] = c.content;
+    message["content"] = c.parts ? parse_json(c.content) : json(c.content);
     if (c.error) message["error"] = *c.error;
     if (thread_.provisional(c.id)) {  // a server's placeholder: this is the answer, under its id
       message["id"] = (*thread_.find_result(c.id))["id"];
@@ -577,7 +619,21 @@ Step RoundDriver::maybe_complete_round(Step step) {
 
 // ---------------------------------------------------------------- answers
 
-Step RoundDriver::submit_result_step(std::string_view tool_call_id, std::string content) {
+namespace {
+
+// AG-UI 1.0's ContentPart[] (@ag-ui/core): text, or media with a data, url or file source.
+constexpr const char* kContentPartsSchema = R"({"type":"array","items":{"anyOf":[
+{"type":"object","properties":{"type":{"const":"text"},"text":{"type":"string"}},"required":["type","text"]},
+{"type":"object","properties":{"type":{"enum":["image","audio","video","document"]},"source":{"anyOf":[
+{"type":"object","properties":{"type":{"const":"data"},"value":{"type":"string"},"mimeType":{"type":"string"}},
+"required":["type","value","mimeType"]},
+{"type":"object","properties":{"type":{"enum":["url","file"]},"value":{"type":"string"}},"required":["type","value"]}
+]}},"required":["type","source"]}]}})";
+
+}  // namespace
+
+Step RoundDriver::submit_result_step(std::string_view tool_call_id, std::string content,
+                                     bool parts) {
   Call* call = find_call(tool_call_id);
   if (call == nullptr || call->status != CallStatus::kRunning) {
     return refuse(call ? ErrorCode::kAlreadyAnswered : ErrorCode::kUnknownToolCall,
@@ -590,6 +646,18 @@ Step RoundDriver::submit_result_step(std::string_view tool_call_id, std::string 
     answer_with_error(*call, "the result is " + std::to_string(content.size()) +
                                  " bytes, over the limit of " +
                                  std::to_string(options_.max_result_bytes) + " (maxResultBytes)");
+  } else if (parts) {
+    static const auto schema = std::get<std::shared_ptr<const CompiledSchema>>(
+        CompiledSchema::compile(parse_json(kContentPartsSchema)));
+    const json value = parse_json(content);
+    auto issues = value.is_discarded() ? std::vector<SchemaIssue>{} : schema->validate(value);
+    if (value.is_discarded() || !issues.empty()) {
+      answer_with_error(*call, "the handler's content parts are not AG-UI ContentParts",
+                        issue_details(issues));
+    } else {
+      call->parts = true;
+      answer(*call, std::move(content), std::nullopt);
+    }
   } else {
     answer(*call, std::move(content), std::nullopt);
   }
@@ -837,7 +905,8 @@ void RoundDriver::close_calls(const std::vector<std::string>& ids, const std::st
     std::string name = call_name(ref->call());
     if (!registry_->find(name)) continue;
     handled_.insert(id);
-    Call& c = closed.emplace_back(Call{id, std::move(name), json(), CallStatus::kRunning, {}, {}});
+    Call& c =
+        closed.emplace_back(Call{id, std::move(name), json(), CallStatus::kRunning, {}, {}, false});
     cancel(c, why);
   }
   append_closures(closed);
@@ -861,8 +930,8 @@ void RoundDriver::close_calls_left_open(const std::unordered_set<std::string>& k
       const auto* id = opt_string(call, "id");
       if (!id || thread_.find_result(*id) || keep.count(*id) || !seen.insert(*id).second) continue;
       handled_.insert(*id);
-      Call& c =
-          closed.emplace_back(Call{*id, call_name(call), json(), CallStatus::kRunning, {}, {}});
+      Call& c = closed.emplace_back(
+          Call{*id, call_name(call), json(), CallStatus::kRunning, {}, {}, false});
       answer_with_error(c, "no result was received from the agent for tool '" + c.name +
                                "' (call '" + c.id +
                                "'); the client closed the call with this error before sending "

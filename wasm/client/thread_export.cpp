@@ -48,6 +48,7 @@ json RoundDriver::export_with(json messages, json state) const {
                                                            : "answered";
     if (c.status == CallStatus::kAnswered) {
       j["content"] = c.content;
+      if (c.parts) j["parts"] = true;
       if (c.error) j["error"] = *c.error;
     }
     calls.push_back(std::move(j));
@@ -88,7 +89,7 @@ json RoundDriver::export_with(json messages, json state) const {
   std::vector<std::string> sorted(handled_.begin(), handled_.end());
   std::sort(sorted.begin(), sorted.end());
   for (auto& id : sorted) handled.push_back(id);
-  return json{{"format", "agui-client-tools/thread"},
+  json out = {{"format", "agui-client-tools/thread"},
               {"version", 1},
               {"threadId", thread_.id()},
               {"messages", std::move(messages)},
@@ -104,6 +105,9 @@ json RoundDriver::export_with(json messages, json state) const {
               {"provisionalResults", thread_.provisional_ids()},
               {"interruptAnswers", interrupt_answers_},
               {"idCounter", id_counter_}};
+  // The turn's own forwardedProps go on with it after a reload (only when it has some).
+  if (!turn_props_.empty()) out["turnForwardedProps"] = turn_props_;
+  return out;
 }
 
 namespace {
@@ -195,6 +199,7 @@ void RoundDriver::restore_thread(const json& e) {
     }
   }
   if (auto r = e.find("resume"); r != e.end() && r->is_array()) resume_ = *r;
+  if (auto p = e.find("turnForwardedProps"); p != e.end() && p->is_object()) turn_props_ = *p;
   if (auto o = e.find("argumentBytesOverLimit"); o != e.end() && o->is_object()) {
     for (auto it = o->begin(); it != o->end(); ++it) {
       if (it->is_number_unsigned())
@@ -245,7 +250,10 @@ void RoundDriver::restore_calls(const json& e) {
            args != j.end() && args->is_object() ? *args : json::object(),
            CallStatus::kAnswered,
            content ? *content : std::string(),
-           {}};
+           {},
+           false};
+    auto parts = j.find("parts");
+    c.parts = parts != j.end() && parts->is_boolean() && parts->get<bool>();
     handled_.insert(c.id);
     if (status == "pending_approval") {
       c.status = CallStatus::kPendingApproval;
@@ -273,7 +281,7 @@ void RoundDriver::close_streamed_calls(const json& e) {
     if (!ref || handled_.count(call_id) || thread_.answered(call_id)) continue;
     handled_.insert(call_id);
     Call& c = cut.emplace_back(
-        Call{call_id, call_name(ref->call()), json(), CallStatus::kRunning, {}, {}});
+        Call{call_id, call_name(ref->call()), json(), CallStatus::kRunning, {}, {}, false});
     cancel(c, "the page was closed while the run was streaming; this call was not run");
   }
   append_closures(cut);
