@@ -145,11 +145,13 @@ class Driver {
     });
   }
 
-  std::string send(const std::string& input_text) {
+  // `options_text`: send()'s options ({forwardedProps?}), as JSON text.
+  std::string send(const std::string& input_text, const std::string& options_text) {
     return run_step("send", [&] {
       json error;
       json input = parse_arg(input_text, "send() input", error);
-      return error.is_null() ? driver_->send(input) : error;
+      json options = error.is_null() ? parse_arg(options_text, "send() options", error) : json();
+      return error.is_null() ? driver_->send(input, options) : error;
     });
   }
   // The body's bytes cross without embind's std::string marshalling, which
@@ -179,6 +181,27 @@ class Driver {
     step_ = run_step(
         "feed", [&] { return driver_->feed(run_id, std::string_view(input_.get(), input_size_)); });
     return heap_view(step_);
+  }
+  // A side request (round_driver.hpp): its body is requestInput(), its bytes go
+  // through inputBuffer() as feed()'s do.
+  std::string request(const std::string& options_text) {
+    return query("request", [&] {
+      json error;
+      json options = parse_arg(options_text, "request() options", error);
+      return error.is_null() ? driver_->request(options) : error;
+    });
+  }
+  emscripten::val requestInput() const {
+    static const std::string none;
+    return heap_view(driver_ ? driver_->request_input() : none);
+  }
+  std::string requestFeed(const std::string& run_id, bool end) {
+    return query("request", [&] {
+      return driver_->request_feed(run_id, std::string_view(input_.get(), input_size_), end);
+    });
+  }
+  void requestCancel(const std::string& run_id) {
+    if (driver_) driver_->request_cancel(run_id);
   }
   // `now`, here and below: the page's Date.now(); the core reads no clock.
   std::string endOfStream(const std::string& run_id, double now) {
@@ -361,6 +384,10 @@ EMSCRIPTEN_BINDINGS(agui_client_tools) {
       .function("continueTurn", &Driver::continueTurn)
       .function("expire", &Driver::expire)
       .function("runInput", &Driver::runInput)
+      .function("request", &Driver::request)
+      .function("requestInput", &Driver::requestInput)
+      .function("requestFeed", &Driver::requestFeed)
+      .function("requestCancel", &Driver::requestCancel)
       .function("takeChanges", &Driver::takeChanges)
       .function("status", &Driver::status)
       .function("messages", &Driver::messages)

@@ -183,11 +183,25 @@ export interface PendingApproval {
 /** Why a turn ended. */
 export type TurnEndReason = 'done' | 'round_limit' | 'aborted' | 'run_error' | 'cancelled';
 
+/** send()'s options. */
+export interface SendOptions {
+  /** This turn's forwardedProps, over the runtime's (see send()). */
+  forwardedProps?: { [key: string]: Json };
+}
+
 export interface TurnResult {
   reason: TurnEndReason;
   message?: string;
   /** For run_error: the RUN_ERROR code, "transport" or "protocol". */
   code?: string;
+  /** The turn's last run's RUN_FINISHED.result, when it finished with one (absent when null). */
+  result?: Json;
+}
+
+/** What request() resolves to. */
+export interface SideRequestResult {
+  /** RUN_FINISHED.result (null when the run sent none). */
+  result: Json;
 }
 
 export interface Status {
@@ -465,8 +479,28 @@ export interface Runtime {
    * message reached the thread, so it resolves with that turn's end (`reason: 'aborted'`, "...
    * reached the thread, and its turn was cut short", when the takeover ended the turn); or it did
    * not, and it rejects `invalid_state` "... it was not sent (send it again)".
+   *
+   * `options.forwardedProps` (an object): this turn's own, laid key by key over the runtime's
+   * `forwardedProps` (a shallow merge, as `{...runtime, ...turn}`; the runtime's keys keep their
+   * place) on every run of the turn: its follow-up rounds and interrupt resumes too, since a user
+   * action belongs to the turn it starts (and a reload mid-turn keeps them). The next `send()`
+   * without them sends the runtime's alone. With them, `send([], { forwardedProps })` starts a turn
+   * with no new message: an A2UI user action (`{ a2uiAction }`), `@ag-ui/langgraph`'s resume channel
+   * (`{ command: { resume } }`); it supersedes a running turn as any send does. `send([])` without
+   * them is refused.
    */
-  send(textOrMessages: string | Message[] | Omit<Message, 'id'>[]): Promise<TurnResult>;
+  send(textOrMessages: string | Message[] | Omit<Message, 'id'>[], options?: SendOptions): Promise<TurnResult>;
+  /**
+   * A side request: one run beside the turn, for a server that answers in RUN_FINISHED.result
+   * (MCP Apps' `forwardedProps.__proxiedMCPRequest`, for an app's `resources/read` and
+   * `tools/call`). It touches neither the thread nor the loop nor the round count: it sends no
+   * messages (a turn may be mid-round), the tools, context and state, and `forwardedProps` merged
+   * over the runtime's as send() does. Of its events only RUN_FINISHED (resolves `{result}`) and
+   * RUN_ERROR (rejects `protocol`) count; every other is skipped, never folded into the thread.
+   * A failed request rejects `transport`. It runs beside a turn (never supersedes it, abort()
+   * leaves it); dispose() rejects it `invalid_state`. In a follower, the tab in charge sends it.
+   */
+  request(options?: SendOptions): Promise<SideRequestResult>;
   /**
    * Stops this client's turn: the request is cancelled and its body no longer
    * read (even when a custom fetch ignores the signal), running handlers' signals

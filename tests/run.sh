@@ -16,6 +16,7 @@ if [ "${1:-}" = --quick ]; then
   npm_ci tests
   npm_ci tests/third-party/copilotkit
   npm_ci tests/third-party/langgraph
+  npm_ci tests/third-party/genui
   build_native
   build_wasm --target agui_core_module   # the package's module only, not the wasm suites
   build_js
@@ -34,6 +35,7 @@ say "formatting: prettier on the JavaScript, clang-format on the C++"
 "$ROOT/tests/format.sh"
 npm_ci tests/third-party/copilotkit   # CopilotKit's runtime, for tests/node/copilotkit.test.mjs
 npm_ci tests/third-party/langgraph     # LangGraph's API server and @ag-ui/langgraph, for tests/node/langgraph.test.mjs
+npm_ci tests/third-party/genui        # the A2UI and MCP Apps middlewares, for tests/node/generative-ui.test.mjs
 npm_ci demo-page
 npm_ci demo-page/react-app
 build_native

@@ -79,7 +79,7 @@ const jsonToCore = (value) => (typeof value === 'string' ? wellFormedJson(value)
 const REGISTRY_METHODS = { configure: [0], add: [0], remove: [], setEnabled: [], advertise: [], catalog: [], list: [] };
 const DRIVER_METHODS = {
   open: [0],
-  send: [0],
+  send: [0, 1],
   inputBuffer: [],
   feed: [],
   endOfStream: [],
@@ -94,6 +94,10 @@ const DRIVER_METHODS = {
   continueTurn: [],
   expire: [],
   runInput: [],
+  request: [0],
+  requestInput: [],
+  requestFeed: [],
+  requestCancel: [],
   takeChanges: [],
   status: [],
   messages: [],

@@ -34,12 +34,13 @@ const MIRROR_INTERVAL_MS = 100;
 const GROWING = new Set(['text_appended', 'tool_call_args', 'tool_call_partial', 'metadata_merged', 'event']);
 // What a follower may ask of the tab in charge: the same public methods, carried out there.
 const COMMANDS = {
-  send: (runtime, [input]) => runtime.send(input),
+  send: (runtime, [input, options]) => runtime.send(input, options),
   approve: (runtime, [id]) => runtime.approvals.approve(id),
   reject: (runtime, [id, reason]) => runtime.approvals.reject(id, reason),
   resolveInterrupt: (runtime, [id, payload]) => runtime.interrupts.resolve(id, payload),
   cancelInterrupt: (runtime, [id, reason]) => runtime.interrupts.cancel(id, reason),
   abort: (runtime, [reason]) => runtime.abort(reason),
+  request: (runtime, [options]) => runtime.request(options),
   delete: (runtime) => runtime.thread.delete(),
 };
 
@@ -53,6 +54,7 @@ export class Runtime {
   #turn = null; // {promise, resolve}
   #run = null; // {runId, controller}
   #inflight = new Map(); // toolCallId -> {stop}: the running handler's job
+  #requests = new Map(); // the side requests (request()) in flight: AbortController -> reject
   #timers = new Map(); // key -> cancel function (approval and interrupt deadlines)
   #lastInput = null; // the last 'request' change: its input is parsed on demand
   #partials = new PartialArgs(); // each streaming call's arguments so far
@@ -324,18 +326,20 @@ export class Runtime {
   /**
    * Sends a user message (a string) or messages, then drives the round loop
    * until the turn ends. Resolves to {reason, message?, code?}.
+   * `options.forwardedProps`: this turn's own, over the runtime's (the core checks them).
    */
-  send(textOrMessages) {
+  send(textOrMessages, options = {}) {
     this.#live();
     if (textOrMessages === undefined || typeof textOrMessages === 'function' || typeof textOrMessages === 'symbol') {
       throw new AguiError('invalid_argument', 'send() takes a string or an array of messages');
     }
     const input = jsonArgument('send(): textOrMessages', textOrMessages);
-    if (this.#role === 'follower') return this.#forwardSend(textOrMessages);
+    const runOptions = jsonArgument('send(): options', options ?? {});
+    if (this.#role === 'follower') return this.#forwardSend(textOrMessages, JSON.parse(runOptions));
     // The core refuses bad input before anything changes; a valid message
     // supersedes a turn in progress (the core closes its calls), so its request
     // is cancelled and its handlers are told to stop.
-    const step = unwrap(this.#driver.send(input));
+    const step = unwrap(this.#driver.send(input, runOptions));
     const previous = this.#turn;
     this.#run?.controller.abort();
     this.#run = null;
@@ -358,6 +362,56 @@ export class Runtime {
     if (this.#role === 'follower') return this.#command('abort', [why]);
     this.#halt(why || 'aborted');
     this.#carryOut(unwrap(this.#driver.abort(why)));
+  }
+
+  /**
+   * A side request: a run beside the turn that touches neither the thread nor the loop; resolves to
+   * {result} (RUN_FINISHED.result), rejects on RUN_ERROR or a failed request (the core decides).
+   * abort() leaves it; dispose() cancels it. A follower asks the tab in charge.
+   */
+  request(options = {}) {
+    this.#live();
+    const runOptions = jsonArgument('request(): options', options ?? {});
+    if (this.#role === 'follower') return this.#command('request', [JSON.parse(runOptions)]);
+    const { runId } = unwrap(this.#driver.request(runOptions));
+    const body = heapText(this.#driver.requestInput());
+    const controller = new AbortController();
+    return new Promise((resolve, reject) => {
+      this.#requests.set(controller, reject);
+      const settle = (answer) => {
+        if (answer.stale) return false;
+        if (answer.error) reject(new AguiError(answer.error.code, answer.error.message));
+        else if ('result' in answer) resolve({ result: answer.result });
+        else return true; // more to read
+        this.#requests.delete(controller);
+        return false;
+      };
+      const feed = (bytes, end) => {
+        if (this.#disposed) return false;
+        const input = this.#driver.inputBuffer(bytes.length);
+        if (input === null)
+          return settle({
+            error: { code: 'limit_exceeded', message: 'request(): a chunk does not fit in the wasm heap' },
+          });
+        input.set(bytes);
+        return settle(JSON.parse(this.#driver.requestFeed(runId, end)));
+      };
+      postRun({
+        url: String(this.#options.url),
+        headers: this.#options.headers,
+        fetch: this.#fetch,
+        body,
+        controller,
+        idleTimeoutMs: this.#options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+        onBytes: (bytes) => feed(bytes, false),
+        onEnd: () => feed(new Uint8Array(0), true),
+        onFailure: (message) => {
+          if (!this.#disposed) this.#driver.requestCancel(runId);
+          this.#requests.delete(controller);
+          reject(new AguiError('transport', `request(): ${message}`));
+        },
+      });
+    });
   }
 
   /** Opens another thread that shares this runtime's tools (and their toggles). */
@@ -425,6 +479,11 @@ export class Runtime {
     // completed); without one, the turn is aborted.
     if (this.#journal) this.#halt('the runtime was disposed');
     else if (this.#role !== 'follower') this.abort('the runtime was disposed');
+    for (const [request, reject] of this.#requests) {
+      request.abort();
+      reject(new AguiError('invalid_state', 'request(): the runtime was disposed'));
+    }
+    this.#requests.clear();
     this.#unwatchUnload?.();
     // The lock goes once the last write has landed: the tab taking charge then loads all of it.
     const written = this.#journal?.close();
@@ -466,13 +525,17 @@ export class Runtime {
 
   // A follower's send() goes with an id on its (last) message, made here when the caller gave
   // none: if charge moves before the answer comes, that id says whether the message arrived.
-  #forwardSend(textOrMessages) {
+  #forwardSend(textOrMessages, options) {
     let input = textOrMessages;
     if (typeof input === 'string') input = [{ role: 'user', content: input, id: randomId() }]; // (as the core makes it)
     const last = Array.isArray(input) ? input.at(-1) : undefined;
     if (last && typeof last === 'object' && typeof last.id !== 'string')
       input = [...input.slice(0, -1), { ...last, id: randomId() }];
-    return this.#command('send', [input], typeof input.at?.(-1)?.id === 'string' ? input.at(-1).id : undefined);
+    return this.#command(
+      'send',
+      [input, options],
+      typeof input.at?.(-1)?.id === 'string' ? input.at(-1).id : undefined,
+    );
   }
 
   // The commands asked of a tab that is no longer in charge: a send whose message has an id waits

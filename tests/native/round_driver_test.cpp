@@ -41,6 +41,110 @@ TEST(RoundDriver, SendBuildsTheRunAgentInput) {
   EXPECT_FALSE(run.contains("resume"));
 }
 
+TEST(RoundDriver, ATurnsForwardedPropsGoOverTheRuntimesOnEveryRunOfThatTurn) {
+  DriverOptions opts;
+  opts.forwarded_props = {{"locale", "fr"}, {"theme", "dark"}};
+  Harness h(opts);
+  h.last_step = h.driver.send("weather?", {{"forwardedProps", {{"theme", "light"}, {"a", 1}}}});
+  // Shallow, as {...runtime, ...turn}: the runtime's keys keep their place.
+  const json merged = {{"locale", "fr"}, {"theme", "light"}, {"a", 1}};
+  EXPECT_EQ(h.run()["forwardedProps"].dump(), merged.dump());
+  h.play_call("c1", "get_weather", R"({"city":"Paris"})");
+  h.last_step = h.driver.submit_result("c1", "{}");
+  EXPECT_EQ(h.run()["forwardedProps"].dump(), merged.dump());  // the follow-up is the turn's
+  h.play({test::text("m2", "ok")});
+  h.last_step = h.driver.send("next");  // a new turn without them: the runtime's alone
+  EXPECT_EQ(h.run()["forwardedProps"], opts.forwarded_props);
+}
+
+TEST(RoundDriver, AnEmptySendWithForwardedPropsRunsWithNoNewMessage) {
+  Harness h;
+  h.last_step = h.driver.send("hi");
+  h.play({test::text("m1", "hello")});
+  const std::size_t before = h.driver.thread().size();
+  h.last_step = h.driver.send(json::array(), {{"forwardedProps", {{"a2uiAction", {{"n", 1}}}}}});
+  ASSERT_TRUE(h.last_step.contains("run"));
+  EXPECT_EQ(h.run()["messages"].size(), before);
+  EXPECT_EQ(h.run()["forwardedProps"], (json{{"a2uiAction", {{"n", 1}}}}));
+  // With nothing to send and nothing forwarded, there is no run.
+  h.play({test::text("m2", "ok")});
+  EXPECT_EQ(h.driver.send(json::array())["error"]["code"], "invalid_argument");
+}
+
+TEST(RoundDriver, BadSendOptionsAreRefusedNamingTheOption) {
+  Harness h;
+  const json bad_props = h.driver.send("x", {{"forwardedProps", json::array()}});
+  EXPECT_EQ(bad_props["error"]["message"], "send(): options.forwardedProps must be an object");
+  const json unknown = h.driver.send("x", {{"forwarded", json::object()}});
+  EXPECT_EQ(unknown["error"]["message"], "send(): options: unknown option 'forwarded'");
+  EXPECT_EQ(h.driver.thread().size(), 0u);  // nothing changed
+}
+
+TEST(RoundDriver, ATurnsForwardedPropsSurviveAnExportMidTurn) {
+  Harness h;
+  h.last_step = h.driver.send("weather?", {{"forwardedProps", {{"k", "v"}}}});
+  h.play_call("c1", "get_weather", R"({"city":"Paris"})");
+  auto restored =
+      RoundDriver::from_export(h.registry, json::parse(h.driver.export_thread().dump()));
+  auto& driver = *std::get<std::unique_ptr<RoundDriver>>(restored);
+  // The started call is closed as one that may have completed, and the turn goes on.
+  ASSERT_TRUE(driver.continue_turn().contains("run"));
+  EXPECT_EQ(json::parse(driver.run_input())["forwardedProps"], (json{{"k", "v"}}));
+}
+
+TEST(RoundDriver, TheTurnsDoneCarriesItsLastRunsResult) {
+  Harness h;
+  h.last_step = h.driver.send("hi");
+  json finished = test::run_finished("t1", h.run_id());
+  finished["result"] = {{"answer", 42}};
+  json step = h.play_raw({test::run_started("t1", h.run_id()), test::text("m1", "x"), finished});
+  EXPECT_EQ(step["done"]["result"], (json{{"answer", 42}}));
+  h.last_step = h.driver.send("again");  // a run with no result: none on its done
+  EXPECT_FALSE(h.play({test::text("m2", "y")})["done"].contains("result"));
+}
+
+TEST(RoundDriver, ASideRequestAnswersWithTheResultAndTouchesNothing) {
+  Harness h;
+  h.last_step = h.driver.send("weather?");
+  h.play_call("c1", "get_weather", R"({"city":"Paris"})");  // a handler is running
+  const json status = h.driver.status();
+  const std::string turn_input = h.driver.run_input();
+  const json opened = h.driver.request({{"forwardedProps", {{"__proxiedMCPRequest", 1}}}});
+  const std::string id = opened["runId"];
+  const json body = json::parse(h.driver.request_input());
+  EXPECT_EQ(body["runId"], id);
+  EXPECT_EQ(body["messages"], json::array());  // (the turn's call has no answer yet)
+  EXPECT_EQ(body["forwardedProps"], (json{{"__proxiedMCPRequest", 1}}));
+  // Only RUN_FINISHED counts: the text is not folded into the thread.
+  json finished = {{"type", "RUN_FINISHED"}, {"threadId", id}, {"runId", id}};
+  finished["result"] = {{"contents", json::array()}};
+  const std::string bytes = test::sse({{{"type", "RUN_STARTED"}, {"threadId", id}, {"runId", id}},
+                                       test::text("m9", "z"),
+                                       finished});
+  EXPECT_EQ(h.driver.request_feed(id, bytes.substr(0, 10), false), json::object());
+  EXPECT_EQ(h.driver.request_feed(id, bytes.substr(10), false),
+            (json{{"result", {{"contents", json::array()}}}}));
+  EXPECT_EQ(h.driver.request_feed(id, "", true)["stale"], true);  // settled: gone
+  EXPECT_EQ(h.driver.status(), status);
+  EXPECT_EQ(h.driver.run_input(), turn_input);
+  EXPECT_EQ(h.driver.thread().find_message("m9"), nullptr);
+  ASSERT_TRUE(h.driver.submit_result("c1", "{}").contains("run"));  // the turn goes on
+}
+
+TEST(RoundDriver, ASideRequestWithoutRunFinishedOrWithRunErrorIsRefused) {
+  Harness h;
+  std::string id = h.driver.request(json::object())["runId"];
+  const json ended = h.driver.request_feed(id, test::sse({test::run_started(id, id)}), true);
+  EXPECT_EQ(ended["error"]["message"], "request(): the stream ended before RUN_FINISHED");
+  id = h.driver.request(json::object())["runId"];
+  const json errored = h.driver.request_feed(
+      id, test::sse({{{"type", "RUN_ERROR"}, {"message", "no such server"}}}), false);
+  EXPECT_EQ(errored["error"]["code"], "protocol");
+  EXPECT_EQ(errored["error"]["message"], "request(): the agent answered RUN_ERROR: no such server");
+  EXPECT_EQ(h.driver.request({{"forwardedProps", 1}})["error"]["message"],
+            "request(): options.forwardedProps must be an object");
+}
+
 TEST(RoundDriver, EachRunGetsAFreshRunId) {
   Harness h;
   h.last_step = h.driver.send("a");

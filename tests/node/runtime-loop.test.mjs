@@ -566,3 +566,53 @@ test('limits pass through createRuntime: maxCallsPerRound 1 runs the first call 
   for (const m of refused) assert.match(m.error, /maxCallsPerRound/);
   assertServerAccepted(rt);
 });
+
+test(
+  "send(text, { forwardedProps }): the turn's keys over the runtime's, on each run of that turn only",
+  T,
+  async (t) => {
+    const rt = await open(t, {
+      url: server.url('multi_round'),
+      forwardedProps: { locale: 'fr-FR', theme: 'dark' },
+      tools: [tool('get_location', () => ({ city: 'Paris' })), tool('get_weather', () => ({ sky: 'sunny' }))],
+    });
+    assert.deepEqual(await rt.send('weather?', { forwardedProps: { theme: 'light', action: { n: 1 } } }), {
+      reason: 'done',
+    });
+    const turn = requestsOf(server, rt);
+    assert.equal(turn.length, 3, 'a first run and two follow-ups');
+    for (const r of turn) {
+      // Shallow, as {...runtime, ...turn}: the runtime's keys keep their place.
+      assert.equal(JSON.stringify(r.input.forwardedProps), '{"locale":"fr-FR","theme":"light","action":{"n":1}}');
+    }
+    await rt.send('again');
+    assert.deepEqual(requestsOf(server, rt).at(-3).input.forwardedProps, { locale: 'fr-FR', theme: 'dark' });
+    assertServerAccepted(rt);
+  },
+);
+
+test('send([], { forwardedProps }) runs the thread as it is, with no new message', T, async (t) => {
+  const rt = await open(t, { url: server.url('text') });
+  await rt.send('hi');
+  const before = rt.messages.length;
+  assert.deepEqual(await rt.send([], { forwardedProps: { command: { resume: 'yes' } } }), { reason: 'done' });
+  const [first, second] = requestsOf(server, rt);
+  assert.deepEqual(second.input.messages, rt.messages.slice(0, before), 'the same thread, nothing added');
+  assert.deepEqual(second.input.forwardedProps, { command: { resume: 'yes' } });
+  assert.deepEqual(first.input.forwardedProps, {});
+  assert.throws(() => rt.send([]), { code: 'invalid_argument', message: /no message to send/ });
+});
+
+test("send()'s bad options are refused naming the method and the option, and nothing is sent", T, async (t) => {
+  const rt = await open(t, { url: server.url('text') });
+  assert.throws(() => rt.send('x', { forwardedProps: [1] }), {
+    code: 'invalid_argument',
+    message: 'send(): options.forwardedProps must be an object',
+  });
+  assert.throws(() => rt.send('x', { forwardProps: {} }), {
+    message: "send(): options: unknown option 'forwardProps'",
+  });
+  assert.throws(() => rt.send('x', { forwardedProps: { n: 1n } }), { message: /^send\(\): options cannot be encoded/ });
+  assert.equal(requestsOf(server, rt).length, 0);
+  assert.deepEqual(rt.messages, []);
+});

@@ -77,7 +77,30 @@ RoundDriver::Call& RoundDriver::add_to_round(Call call) {
 
 // ---------------------------------------------------------------- turns
 
-Step RoundDriver::send_step(const json& input) {
+std::optional<Step> RoundDriver::read_run_options(const char* method, const json& run_options,
+                                                  json& props) const {
+  props = json::object();
+  if (run_options.is_null()) return std::nullopt;
+  const std::string where = std::string(method) + ": options";
+  if (!run_options.is_object())
+    return refuse(ErrorCode::kInvalidArgument, where + " must be an object");
+  for (auto it = run_options.begin(); it != run_options.end(); ++it) {
+    if (it.key() != "forwardedProps")
+      return refuse(ErrorCode::kInvalidArgument, where + ": unknown option '" + it.key() + "'");
+    if (!it->is_object())
+      return refuse(ErrorCode::kInvalidArgument, where + ".forwardedProps must be an object");
+    if (json_deeper_than(*it, options_.max_json_depth))
+      return refuse(ErrorCode::kLimitExceeded, where + ".forwardedProps nests deeper than " +
+                                                   std::to_string(options_.max_json_depth) +
+                                                   " levels (maxJsonDepth)");
+    props = *it;
+  }
+  return std::nullopt;
+}
+
+Step RoundDriver::send_step(const json& input, const json& run_options) {
+  json props;
+  if (auto refused = read_run_options("send()", run_options, props)) return *refused;
   std::vector<json> incoming;
   if (input.is_string()) {
     incoming.push_back(json{{"role", "user"}, {"content", input}});
@@ -105,7 +128,10 @@ Step RoundDriver::send_step(const json& input) {
   } else {
     return refuse(ErrorCode::kInvalidArgument, "send() takes a string or an array of messages");
   }
-  if (incoming.empty()) return refuse(ErrorCode::kInvalidArgument, "send(): no message to send");
+  if (incoming.empty() && props.empty())
+    return refuse(ErrorCode::kInvalidArgument,
+                  "send(): no message to send (a run with no new message needs "
+                  "options.forwardedProps)");
 
   Step step;
   if (phase_ == Phase::kRunning) {
@@ -133,6 +159,7 @@ Step RoundDriver::send_step(const json& input) {
     changes_.push(ChangeKind::kMessageAdded, "message", stored);
   }
   rounds_ = 0;
+  turn_props_ = std::move(props);
   repeat_key_.clear();
   repeat_count_ = 0;
   changes_.record(ChangeKind::kTurnStarted);
@@ -173,24 +200,42 @@ Step RoundDriver::start_run(Step step) {
   return step;
 }
 
-// The RunAgentInput, its keys in the order @ag-ui/client's HttpAgent sends
-// them, each message written from where the thread holds it.
 void RoundDriver::write_run_input() {
   if (tools_revision_ != registry_->revision()) {
     tools_text_ = dump_json(registry_->advertise());
     tools_revision_ = registry_->revision();
   }
-  std::string& out = run_input_;
+  write_input(run_input_, run_id_, turn_props_, true);
+  if (!resume_.empty()) {
+    run_input_.pop_back();  // (the closing brace)
+    run_input_ += ",\"resume\":";
+    write_json(run_input_, resume_);
+    run_input_ += '}';
+    resume_ = json::array();
+  }
+}
+
+// The RunAgentInput, its keys in the order @ag-ui/client's HttpAgent sends
+// them, each message written from where the thread holds it.
+void RoundDriver::write_input(std::string& out, const std::string& run_id, const json& props,
+                              bool with_messages) const {
   out.assign("{\"threadId\":");
   write_json_string(out, thread_.id());
   out += ",\"runId\":";
-  write_json_string(out, run_id_);
+  write_json_string(out, run_id);
   out += ",\"tools\":";
   out += tools_text_;
   out += ",\"context\":";
   write_json(out, options_.context);
   out += ",\"forwardedProps\":";
-  write_json(out, options_.forwarded_props);
+  // The turn's (or request's) own keys over the runtime's, as {...runtime, ...own} in JS.
+  if (props.empty() || !options_.forwarded_props.is_object()) {
+    write_json(out, props.empty() ? options_.forwarded_props : props);
+  } else {
+    json merged = options_.forwarded_props;
+    for (auto it = props.begin(); it != props.end(); ++it) merged[it.key()] = *it;
+    write_json(out, merged);
+  }
   out += ",\"state\":";
   if (thread_.state().is_null()) {
     out += "{}";
@@ -199,7 +244,7 @@ void RoundDriver::write_run_input() {
   }
   out += ",\"messages\":[";
   bool first = true;
-  for (std::size_t i = 0; i < thread_.size(); ++i) {
+  for (std::size_t i = 0; with_messages && i < thread_.size(); ++i) {
     const json& m = thread_.at(i);
     const auto* role = opt_string(m, "role");
     if (role && *role == "activity")
@@ -208,20 +253,17 @@ void RoundDriver::write_run_input() {
     first = false;
     write_json(out, m);
   }
-  out += ']';
-  if (!resume_.empty()) {
-    out += ",\"resume\":";
-    write_json(out, resume_);
-    resume_ = json::array();
-  }
-  out += '}';
+  out += "]}";
 }
 
 Step RoundDriver::end_turn(Step step, std::string reason, std::string message, std::string code,
                            const std::vector<std::string>& closed_calls) {
   phase_ = Phase::kIdle;
   clear_round();
-  step.done = Step::Done{reason, message, std::move(code)};
+  turn_props_ = json::object();
+  step.done = Step::Done{reason, message, std::move(code), json()};
+  // What the turn's last run answered, when it finished with a result.
+  if (reducer_.phase() == RunPhase::kFinished) step.done->result = reducer_.result();
   {
     auto change = changes_.record(ChangeKind::kTurnEnded);
     change.str("reason", reason);

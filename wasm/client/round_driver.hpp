@@ -48,7 +48,12 @@ class RoundDriver {
   // messages; ids are added where missing). A turn in progress is superseded:
   // its run is abandoned and its open calls are closed as cancelled. Bad input
   // is refused before anything changes.
-  json send(const json& text_or_messages) { return as_json(send_step(text_or_messages)); }
+  // `run_options` ({forwardedProps?}): the turn's own forwardedProps, laid key by
+  // key over the runtime's for every run of this turn (follow-ups and resumes
+  // too). With them, an empty array starts a turn with no new message.
+  json send(const json& text_or_messages, const json& run_options = json::object()) {
+    return as_json(send_step(text_or_messages, run_options));
+  }
   // The bytes of the run `run_id`'s response body, in any chunking.
   json feed(std::string_view run_id, std::string_view bytes) {
     return as_json(feed_step(run_id, bytes));
@@ -100,6 +105,19 @@ class RoundDriver {
   // The RunAgentInput of the run last started, as JSON text: the request body.
   const std::string& run_input() const { return run_input_; }
 
+  // A side request (side_request.cpp): a run beside the turn that touches
+  // neither the thread nor the loop nor the round count, and answers with its
+  // RUN_FINISHED.result (MCP Apps proxies resources/read and tools/call so).
+  // request() answers {runId} and leaves the body in request_input(); the
+  // body's bytes go to request_feed(), its end too (`end`), which answers {}
+  // (more to read), {"result": value|null} or {"error"}. Only RUN_FINISHED and
+  // RUN_ERROR count; every other event is skipped (not folded into the thread).
+  json request(const json& run_options);
+  const std::string& request_input() const { return request_input_; }
+  json request_feed(const std::string& run_id, std::string_view bytes, bool end);
+  // The host gave up on it (transport failure, abort, dispose).
+  void request_cancel(const std::string& run_id) { side_runs_.erase(run_id); }
+
   json take_changes() { return changes_.take(); }
   std::string take_changes_text() { return changes_.take_text(); }  // the same, as JSON text
   bool changes_empty() const { return changes_.empty(); }
@@ -129,7 +147,11 @@ class RoundDriver {
   // Also says when the next deadline is due, when that changed (step.hpp).
   json as_json(Step step);
   json export_with(json messages, json state) const;
-  Step send_step(const json& text_or_messages);
+  Step send_step(const json& text_or_messages, const json& run_options);
+  // The run options of `method` checked ({forwardedProps?: object}): the error
+  // that names the method and the option, or none and `props` set.
+  std::optional<Step> read_run_options(const char* method, const json& run_options,
+                                       json& props) const;
   Step feed_step(std::string_view run_id, std::string_view bytes);
   Step end_of_stream_step(std::string_view run_id, double now);
   Step transport_failed_step(std::string_view run_id, std::string message);
@@ -174,6 +196,10 @@ class RoundDriver {
   std::optional<Step> second_answer(const json& messages, std::size_t i) const;
   Step start_run(Step step = {});
   void write_run_input();
+  // The RunAgentInput into `out`: the thread's messages (or none), forwardedProps
+  // the runtime's with `props` laid over them.
+  void write_input(std::string& out, const std::string& run_id, const json& props,
+                   bool with_messages) const;
   Step after_run();
   Step after_interrupt(const json& interrupts);
   std::vector<std::string> outstanding_calls(const json& outcome);
@@ -258,6 +284,7 @@ class RoundDriver {
   std::string tools_text_;                            // the registry's advertise(), as JSON text...
   std::uint64_t tools_revision_ = ~std::uint64_t{0};  // ...at this revision (none yet)
   int rounds_ = 0;                                    // follow-up runs sent in this turn
+  json turn_props_ = json::object();  // send()'s forwardedProps, for every run of the turn
   std::uint64_t id_counter_ = 0;
   std::vector<Call> round_;  // this round's client calls, in call order
   std::unordered_map<std::string, std::size_t> round_index_;  // toolCallId -> place in round_
@@ -268,6 +295,11 @@ class RoundDriver {
   std::vector<std::string> deferred_;        // client calls an interrupted run left for its resume
   std::string repeat_key_;
   int repeat_count_ = 0;
+  std::string request_input_;  // the body of the side request last opened
+  struct SideRun {
+    std::unique_ptr<SseParser> sse;
+  };
+  std::unordered_map<std::string, SideRun> side_runs_;  // runId -> an open side request
 };
 
 }  // namespace agui

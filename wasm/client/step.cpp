@@ -24,6 +24,7 @@ json Step::to_json() && {
     d["reason"] = done->reason;
     if (!done->message.empty()) d["message"] = done->message;
     if (!done->code.empty()) d["code"] = done->code;
+    if (!done->result.is_null()) d["result"] = std::move(done->result);
   }
   if (stale) out["stale"] = true;
   if (deadline_changed) out["deadline"] = deadline ? json(*deadline) : json(nullptr);

@@ -5,7 +5,7 @@
 //   {"run": {"runId"}}                 POST run_input() and feed the body back
 //   {"execute": [{toolCallId, name, args, timeoutMs, threadId}, ...]}
 //                                      start these handlers now (each at most once)
-//   {"done": {"reason", "message"?, "code"?}}
+//   {"done": {"reason", "message"?, "code"?, "result"?}}
 //                                      the turn is over; reason is one of kDoneReasons
 //   {"stale": true}                    bytes or an end for a run no longer current: ignored
 //   {"error": {"code", "message"}}     the call was refused; nothing changed
@@ -42,6 +42,7 @@ struct Step {
     std::string reason;   // "done" | "round_limit" | "aborted" | "run_error" | "cancelled"
     std::string message;  // empty: absent
     std::string code;     // empty: absent (a RUN_ERROR's code, or "transport" / "protocol")
+    json result;          // the last run's RUN_FINISHED.result; null: absent
   };
 
   std::optional<Run> run;

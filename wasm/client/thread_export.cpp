@@ -88,7 +88,7 @@ json RoundDriver::export_with(json messages, json state) const {
   std::vector<std::string> sorted(handled_.begin(), handled_.end());
   std::sort(sorted.begin(), sorted.end());
   for (auto& id : sorted) handled.push_back(id);
-  return json{{"format", "agui-client-tools/thread"},
+  json out = {{"format", "agui-client-tools/thread"},
               {"version", 1},
               {"threadId", thread_.id()},
               {"messages", std::move(messages)},
@@ -102,6 +102,9 @@ json RoundDriver::export_with(json messages, json state) const {
               {"deferredCalls", deferred},
               {"argumentBytesOverLimit", over_limit},
               {"idCounter", id_counter_}};
+  // The turn's own forwardedProps go on with it after a reload (only when it has some).
+  if (!turn_props_.empty()) out["turnForwardedProps"] = turn_props_;
+  return out;
 }
 
 namespace {
@@ -193,6 +196,7 @@ void RoundDriver::restore_thread(const json& e) {
     }
   }
   if (auto r = e.find("resume"); r != e.end() && r->is_array()) resume_ = *r;
+  if (auto p = e.find("turnForwardedProps"); p != e.end() && p->is_object()) turn_props_ = *p;
   if (auto o = e.find("argumentBytesOverLimit"); o != e.end() && o->is_object()) {
     for (auto it = o->begin(); it != o->end(); ++it) {
       if (it->is_number_unsigned())

@@ -135,6 +135,7 @@ std::optional<std::size_t> EventReducer::argument_bytes_over_limit(
 void EventReducer::begin_run(std::string run_id) {
   flush_halves();  // the last run's, when its stream broke off mid-pair
   phase_ = RunPhase::kNotStarted;
+  result_ = json();
   stopped_ = false;
   index_ = 0;
   fast_events_ = 0;
@@ -445,6 +446,7 @@ bool EventReducer::admitted(Ev ev, const std::string& type) {
     // accepts): the next one starts where the last ended. The last outcome counts.
     phase_ = RunPhase::kNotStarted;
     outcome_ = json();
+    result_ = json();
     error_message_.clear();
     error_code_.clear();
   }
@@ -1141,6 +1143,7 @@ void EventReducer::on_run_finished(const json& e, const std::string& type) {
     outcome_ = json{{"type", "success"}};
   }
   phase_ = RunPhase::kFinished;
+  if (auto result = e.find("result"); result != e.end()) result_ = *result;
   changes_.push(ChangeKind::kRunFinished, "outcome", outcome_);
 }
 

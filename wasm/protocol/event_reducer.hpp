@@ -97,6 +97,8 @@ class EventReducer {
 
   // After RUN_FINISHED: the outcome object ({type:"success"} when absent).
   const json& outcome() const { return outcome_; }
+  // After RUN_FINISHED: its `result` (null when it sent none).
+  const json& result() const { return result_; }
   // After RUN_ERROR (or a fatal problem): what failed.
   const std::string& error_message() const { return error_message_; }
   const std::string& error_code() const { return error_code_; }
@@ -230,6 +232,7 @@ class EventReducer {
   std::size_t fast_events_ = 0;
   std::string run_id_;
   json outcome_;
+  json result_;
   std::string error_message_;
   std::string error_code_;
   std::vector<Problem> problems_;
