@@ -9,7 +9,8 @@
 // passed, and exits when the parent goes.
 import './quiet.mjs';
 import { createServer } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +31,7 @@ const { EventEncoder } = await import('@ag-ui/encoder').catch((e) => fail('loadi
 
 // The API keeps its threads in memory and flushes them to <cwd>/.langgraph_api: a folder of our own.
 const cwd = await mkdtemp(join(tmpdir(), 'agui-langgraph-'));
+process.on('exit', () => rmSync(cwd, { recursive: true, force: true }));
 const graphPath = fileURLToPath(new URL('./graph.mjs', import.meta.url));
 const api = await startServer({
   port: 0,
@@ -83,7 +85,6 @@ const warmUpMs = await warmUp().catch((e) => fail('the warm-up run', e));
 async function stop() {
   bridge.close();
   await api.cleanup().catch(() => {});
-  await rm(cwd, { recursive: true, force: true });
   process.exit(0);
 }
 process.on('disconnect', stop);
