@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test: the formatting check (tests/format.sh), the core's
 # GoogleTest suites natively and as wasm under node, the official JSON Schema
-# suite (beside ajv), the package's node tests against a real AG-UI server and
-# against CopilotKit's runtime, the browser tests in Debian's Chromium (and the
-# demo agent's), the core suites again under AddressSanitizer and
-# UndefinedBehaviorSanitizer, and a short run of each libFuzzer target
+# suite (beside ajv), the package's node tests against a real AG-UI server,
+# CopilotKit's runtime and a LangGraph server, the browser tests in Debian's
+# Chromium (and the demo agent's), the core suites again under AddressSanitizer
+# and UndefinedBehaviorSanitizer, and a short run of each libFuzzer target
 # (AGUI_FUZZ_SECONDS, default 45 per target).
 #
 #   tests/run.sh           # everything (what CI runs)
@@ -15,13 +15,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 if [ "${1:-}" = --quick ]; then
   npm_ci tests
   npm_ci tests/third-party/copilotkit
+  npm_ci tests/third-party/langgraph
   npm_ci tests/third-party/genui
   build_native
   build_wasm --target agui_core_module   # the package's module only, not the wasm suites
   build_js
   say "core suites, native"
   "$ROOT/build/tests/agui_core_tests" --gtest_brief=1
-  say "node tests (the package against a real AG-UI server and CopilotKit's runtime)"
+  say "node tests (the package against a real AG-UI server, CopilotKit's runtime and LangGraph)"
   cd "$ROOT/tests"
   node --test --test-concurrency=2 node/
   say "quick run passed: the wasm suites, browser tests, sanitizers and fuzzers were not run"
@@ -33,6 +34,7 @@ npm_ci tests
 say "formatting: prettier on the JavaScript, clang-format on the C++"
 "$ROOT/tests/format.sh"
 npm_ci tests/third-party/copilotkit   # CopilotKit's runtime, for tests/node/copilotkit.test.mjs
+npm_ci tests/third-party/langgraph     # LangGraph's API server and @ag-ui/langgraph, for tests/node/langgraph.test.mjs
 npm_ci tests/third-party/genui        # the A2UI and MCP Apps middlewares, for tests/node/generative-ui.test.mjs
 npm_ci demo-page
 npm_ci demo-page/react-app
