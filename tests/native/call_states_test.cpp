@@ -94,11 +94,7 @@ TEST(CallStates, AServerCallIsDoneWhenItsResultArrives) {
   h.last_step = h.driver.send("search");
   h.driver.take_changes();
   h.play({test::tool_start("s1", "web_search"), test::tool_args("s1", R"({"q":"x"})"),
-          test::tool_end("s1"),
-          json{{"type", "TOOL_CALL_RESULT"},
-               {"messageId", "r1"},
-               {"toolCallId", "s1"},
-               {"content", "found"}}});
+          test::tool_end("s1"), test::tool_result("r1", "s1", "found")});
   EXPECT_EQ(states_of(h.driver.take_changes(), "s1"), (States{"streaming", "ready", "done"}));
 }
 
@@ -141,11 +137,7 @@ TEST(CallStates, AServerCallEndedTwiceStaysDone) {
   h.last_step = h.driver.send("search");
   h.driver.take_changes();
   h.play({test::tool_start("s1", "web_search"), test::tool_end("s1"),
-          json{{"type", "TOOL_CALL_RESULT"},
-               {"messageId", "r1"},
-               {"toolCallId", "s1"},
-               {"content", "found"}},
-          test::tool_end("s1")});
+          test::tool_result("r1", "s1", "found"), test::tool_end("s1")});
   const json changes = h.driver.take_changes();
   EXPECT_EQ(states_of(changes, "s1"), (States{"streaming", "ready", "done"}));
   EXPECT_EQ(problem_codes(changes), Codes{"already_ended"});
@@ -180,10 +172,7 @@ TEST(CallStates, AResultForACallWhoseStateIsFinalIsAProblem) {
   const json assistant = h.driver.thread().messages()[1];
   h.driver.take_changes();
   h.play({json{{"type", "MESSAGES_SNAPSHOT"}, {"messages", {h.driver.thread().at(0), assistant}}},
-          json{{"type", "TOOL_CALL_RESULT"},
-               {"messageId", "r1"},
-               {"toolCallId", "c1"},
-               {"content", "sunny"}}});
+          test::tool_result("r1", "c1", "sunny")});
   const json changes = h.driver.take_changes();
   EXPECT_EQ(states_of(changes, "c1"), States{});
   EXPECT_EQ(problem_codes(changes), Codes{"call_state_final"});

@@ -17,13 +17,6 @@ using test::every_call_answered_once;
 using test::Harness;
 using test::tool_messages;
 
-json result(const std::string& message_id, const std::string& call_id, const std::string& content) {
-  return {{"type", "TOOL_CALL_RESULT"},
-          {"messageId", message_id},
-          {"toolCallId", call_id},
-          {"content", content}};
-}
-
 json assistant_text(const std::string& id, const std::string& text) {
   return {{"id", id}, {"role", "assistant"}, {"content", text}};
 }
@@ -53,6 +46,16 @@ void play_paused_server_call(Harness& h) {
           {{"type", "CUSTOM"}, {"name", "on_interrupt"}, {"value", "Book the flight?"}}});
 }
 
+// A run that calls a server tool (s1) and ends with an AG-UI 1.0 interrupt
+// outcome (int-1) for it.
+void play_interrupted_server_call(Harness& h, const std::string& prompt, const std::string& tool) {
+  h.last_step = h.driver.send(prompt);
+  json interrupt = {
+      {"type", "interrupt"},
+      {"interrupts", {{{"id", "int-1"}, {"toolCallId", "s1"}, {"reason", "confirm"}}}}};
+  h.play({test::tool_start("s1", tool, "a1"), test::tool_end("s1")}, interrupt);
+}
+
 TEST(LateAnswers, AResumeRunsResultReplacesTheClientsNoResultClosureInPlace) {
   Harness h;
   play_paused_server_call(h);
@@ -64,7 +67,7 @@ TEST(LateAnswers, AResumeRunsResultReplacesTheClientsNoResultClosureInPlace) {
   h.driver.take_changes();
   // The resume run re-sends the call and its real result.
   h.play({test::tool_start("s1", "book_flight", "a1"), test::tool_args("s1", "{\"to\":\"Oslo\"}"),
-          test::tool_end("s1"), result("srv-r1", "s1", "booked")});
+          test::tool_end("s1"), test::tool_result("srv-r1", "s1", "booked")});
   const json changes = h.driver.take_changes();
 
   const json answers = tool_messages(h.driver);
@@ -89,10 +92,10 @@ TEST(LateAnswers, AReplayedResultForACallWithARealAnswerIsStillADuplicate) {
   Harness h;
   h.last_step = h.driver.send("go");
   h.play({test::tool_start("s1", "book_flight", "a1"), test::tool_end("s1"),
-          result("r1", "s1", "booked")});
+          test::tool_result("r1", "s1", "booked")});
   h.last_step = h.driver.send("again");
   h.driver.take_changes();
-  h.play({result("r2", "s1", "booked twice")});
+  h.play({test::tool_result("r2", "s1", "booked twice")});
   EXPECT_EQ(tool_messages(h.driver)[0]["content"], "booked");
   bool duplicate = false;
   for (const auto& c : h.driver.take_changes())
@@ -111,7 +114,7 @@ TEST(LateAnswers, AProvisionalClosureSurvivesExportAndImport) {
   // (The stream the reload cut is gone; the next turn's run brings the answer.)
   json step = d.send("still there?");
   const std::string run = step["run"]["runId"];
-  d.feed(run, test::sse({test::run_started("t1", run), result("srv-r1", "s1", "booked"),
+  d.feed(run, test::sse({test::run_started("t1", run), test::tool_result("srv-r1", "s1", "booked"),
                          test::run_finished("t1", run)}));
   d.end_of_stream(run);
   ASSERT_TRUE(d.thread().find_result("s1"));
@@ -120,29 +123,21 @@ TEST(LateAnswers, AProvisionalClosureSurvivesExportAndImport) {
 
 TEST(LateAnswers, ANewMessageWhileAnInterruptIsPendingKeepsItsServerCallOpenOnTheCancellingRun) {
   Harness h;
-  h.last_step = h.driver.send("book it");
-  json interrupt = {
-      {"type", "interrupt"},
-      {"interrupts", {{{"id", "int-1"}, {"toolCallId", "s1"}, {"reason", "confirm"}}}}};
-  h.play({test::tool_start("s1", "book_flight", "a1"), test::tool_end("s1")}, interrupt);
+  play_interrupted_server_call(h, "book it", "book_flight");
   h.last_step = h.driver.send("never mind, what's the weather?");
   const json input = h.run();
   EXPECT_EQ(input["resume"][0]["status"], "cancelled");
   EXPECT_TRUE(every_call_answered_once(input["messages"], {"s1"}));
   EXPECT_EQ(tool_messages(h.driver).size(), 0u) << "s1 goes out open, with its cancellation";
   // The server answers the cancellation with the call's result: it is kept.
-  h.play({result("r1", "s1", "not booked: cancelled by the user")});
+  h.play({test::tool_result("r1", "s1", "not booked: cancelled by the user")});
   ASSERT_EQ(tool_messages(h.driver).size(), 1u);
   EXPECT_EQ(tool_messages(h.driver)[0]["content"], "not booked: cancelled by the user");
 }
 
 TEST(LateAnswers, AnInterruptsCallTheResumeLeftWithoutAResultIsAnsweredWithTheResumePayload) {
   Harness h;
-  h.last_step = h.driver.send("delete it");
-  json interrupt = {
-      {"type", "interrupt"},
-      {"interrupts", {{{"id", "int-1"}, {"toolCallId", "s1"}, {"reason", "confirm"}}}}};
-  h.play({test::tool_start("s1", "confirm_delete", "a1"), test::tool_end("s1")}, interrupt);
+  play_interrupted_server_call(h, "delete it", "confirm_delete");
   h.last_step = h.driver.resolve_interrupt("int-1", {{"confirmed", true}});
   h.driver.take_changes();
   // The resume run answers in text and sends no TOOL_CALL_RESULT (CopilotKit's interrupt tools).
@@ -158,11 +153,7 @@ TEST(LateAnswers, AnInterruptsCallTheResumeLeftWithoutAResultIsAnsweredWithTheRe
 
 TEST(LateAnswers, AnInterruptsCallTheUserCancelledIsAnsweredWithTheCancellationAndItsReason) {
   Harness h;
-  h.last_step = h.driver.send("delete it");
-  json interrupt = {
-      {"type", "interrupt"},
-      {"interrupts", {{{"id", "int-1"}, {"toolCallId", "s1"}, {"reason", "confirm"}}}}};
-  h.play({test::tool_start("s1", "confirm_delete", "a1"), test::tool_end("s1")}, interrupt);
+  play_interrupted_server_call(h, "delete it", "confirm_delete");
   h.last_step = h.driver.cancel_interrupt("int-1", "wrong file");
   h.play({});
   ASSERT_EQ(tool_messages(h.driver).size(), 1u);
@@ -174,7 +165,7 @@ TEST(LateAnswers, APlaceholderResultForAClientCallRunsTheHandlerAndTheResultTake
   Harness h;
   h.last_step = h.driver.send("where am I?");
   json step = h.play({test::tool_start("c1", "get_current_location", "a1"), test::tool_end("c1"),
-                      result("srv-r1", "c1", "Forwarded to client")});
+                      test::tool_result("srv-r1", "c1", "Forwarded to client")});
   ASSERT_EQ(step["execute"].size(), 1u) << step.dump();
   EXPECT_EQ(step["execute"][0]["toolCallId"], "c1");
   h.last_step = h.driver.submit_result("c1", "{\"lat\":59.9}");
@@ -192,7 +183,7 @@ TEST(LateAnswers, PlaceholderTextsAreAnOption) {
   Harness h(std::get<DriverOptions>(parsed));
   h.last_step = h.driver.send("where am I?");
   json step = h.play({test::tool_start("c1", "get_current_location", "a1"), test::tool_end("c1"),
-                      result("srv-r1", "c1", "Forwarded to client")});
+                      test::tool_result("srv-r1", "c1", "Forwarded to client")});
   EXPECT_FALSE(step.contains("execute")) << "not a placeholder under this list";
   auto bad = DriverOptions::from_json({{"placeholderResults", "pending"}});
   ASSERT_TRUE(std::holds_alternative<Error>(bad));
@@ -206,7 +197,7 @@ TEST(LateAnswers, ASnapshotsAnswerUnderAnotherIdKeepsItsCallsPlace) {
   h.play(
       {test::tool_start("s1", "lookup_docs", "a1"),
        test::tool_end("s1"),
-       result("uuid-1", "s1", "tools.md"),
+       test::tool_result("uuid-1", "s1", "tools.md"),
        {{"type", "TEXT_MESSAGE_START"}, {"messageId", "m2"}, {"role", "assistant"}},
        test::text("m2", "See tools.md."),
        {{"type", "TEXT_MESSAGE_END"}, {"messageId", "m2"}},

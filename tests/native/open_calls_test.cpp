@@ -108,10 +108,7 @@ TEST(OpenCalls, CallsAnInterruptDeferredStayOpenInItsResumeAndAreClosedAfter) {
   EXPECT_TRUE(every_call_answered_once(h.run()["messages"], {"s1", "c1"}));
   EXPECT_EQ(index_of(h.run()["messages"], "role", "tool"), h.run()["messages"].size());
   // The resumed run answers s1 itself; c1 then runs.
-  json step = h.play({{{"type", "TOOL_CALL_RESULT"},
-                       {"messageId", "r1"},
-                       {"toolCallId", "s1"},
-                       {"content", "42 rows"}}});
+  json step = h.play({test::tool_result("r1", "s1", "42 rows")});
   ASSERT_EQ(step["execute"].size(), 1u);
   EXPECT_EQ(step["execute"][0]["toolCallId"], "c1");
   h.last_step = h.driver.submit_result("c1", "here");

@@ -94,6 +94,14 @@ json tool_end(const std::string& call_id) {
   return {{"type", "TOOL_CALL_END"}, {"toolCallId", call_id}};
 }
 
+json tool_result(const std::string& message_id, const std::string& call_id,
+                 const std::string& content) {
+  return {{"type", "TOOL_CALL_RESULT"},
+          {"messageId", message_id},
+          {"toolCallId", call_id},
+          {"content", content}};
+}
+
 static ToolSpec spec(std::string name, std::string description, json parameters) {
   ToolSpec s;
   s.name = std::move(name);

@@ -28,6 +28,8 @@ json tool_start(const std::string& call_id, const std::string& name,
                 const std::string& parent = "");
 json tool_args(const std::string& call_id, const std::string& delta);
 json tool_end(const std::string& call_id);
+json tool_result(const std::string& message_id, const std::string& call_id,
+                 const std::string& content);
 
 // The thread's tool messages, in order.
 json tool_messages(const RoundDriver& d);
