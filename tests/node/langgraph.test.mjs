@@ -9,7 +9,6 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import {
   open,
   record,
@@ -22,6 +21,7 @@ import {
   mapStore,
   sleep,
 } from './helpers.mjs';
+import { basicScenarios, clientTools, assertRequestsValid as assertValid } from './basic-scenarios.mjs';
 
 const { startLangGraph } = await import('../third-party/langgraph/server.mjs');
 const server = await startLangGraph(); // started and warmed once for the file
@@ -31,36 +31,6 @@ after(() => server.close());
 const T = { timeout: 20_000 };
 
 // --- the client side --------------------------------------------------------------------------
-
-const weather = ({ city }) => {
-  if (city === 'Atlantis') throw new Error('no weather service for Atlantis');
-  return { city, sky: city === 'Paris' ? 'sunny' : 'rain' };
-};
-
-/** The client's tools (as tests/node/copilotkit.test.mjs); get_weather's handler is `handler`. */
-function clientTools(handler = weather) {
-  return [
-    {
-      name: 'get_weather',
-      description: 'Current weather for a city.',
-      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-      handler,
-    },
-    {
-      name: 'read_clipboard',
-      description: 'Reads the clipboard.',
-      parameters: { type: 'object', properties: {} },
-      handler: () => 'secret',
-      defaultEnabled: false,
-    },
-    {
-      name: 'tick',
-      description: 'Counts.',
-      parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
-      handler: ({ n }) => ({ n }),
-    },
-  ];
-}
 
 /**
  * A runtime on the bridge (`mode`: 'default' or 'outcome') whose fetch keeps every
@@ -94,25 +64,11 @@ function watch(runtime) {
 }
 
 /**
- * Every request is a valid RunAgentInput by @ag-ui/core's own schema, and none goes out
- * with a tool call that has no tool message, calls an interrupt defers to the resume the
- * request carries aside (`interruptCalls`: interrupt id -> toolCallId).
+ * Every request valid, every call answered but those an interrupt defers to the resume
+ * the request carries (`interruptCalls`: interrupt id -> toolCallId).
  */
-function assertRequestsValid(requests, interruptCalls = new Map()) {
-  assert.ok(requests.length > 0, 'the client sent at least one request');
-  for (const input of requests) {
-    const parsed = RunAgentInputSchema.safeParse(input);
-    assert.ok(parsed.success, `run ${input.runId} is a valid RunAgentInput: ${parsed.error?.message}`);
-    const answered = new Set(toolMessages(input.messages).map((m) => m.toolCallId));
-    const deferred = new Set((input.resume ?? []).map((r) => interruptCalls.get(r.interruptId)));
-    const open = toolCalls(input.messages).filter((c) => !answered.has(c.id) && !deferred.has(c.id));
-    assert.deepEqual(
-      open.map((c) => `${c.name} ${c.id}`),
-      [],
-      `run ${input.runId} leaves no call unanswered`,
-    );
-  }
-}
+const assertRequestsValid = (requests, interruptCalls = new Map()) =>
+  assertValid(requests, (input) => new Set((input.resume ?? []).map((r) => interruptCalls.get(r.interruptId))));
 
 /** Each tool message sits right after the assistant message holding its call. */
 function assertAnswersFollowTheirCalls(messages, label = 'the thread') {
@@ -149,112 +105,9 @@ const lastStatus = (changes, toolCallId) =>
     .filter((c) => c.toolCallId === toolCallId)
     .at(-1)?.status;
 
-const toolNames = (input) => input.tools.map((x) => x.name);
-
 // --- the six basic scenarios ----------------------------------------------------------------
 
-test('a client tool call runs its handler, and the follow-up run carries its result to the model', T, async (t) => {
-  const seen = [];
-  const { runtime, requests } = await openOnLangGraph(t, {
-    tools: clientTools((args, ctx) => (seen.push([args, ctx.toolCallId]), weather(args))),
-  });
-  assert.deepEqual(await runtime.send('What is the weather in Paris?'), { reason: 'done' });
-
-  const [call] = toolCalls(runtime.messages);
-  assert.deepEqual(seen, [[{ city: 'Paris' }, call.id]], 'the handler ran once, with the arguments the model wrote');
-  assert.equal(resultOf(runtime.messages, call.id).content, '{"city":"Paris","sky":"sunny"}');
-  assert.equal(lastText(runtime.messages), 'results: {"city":"Paris","sky":"sunny"}', 'the model read the result');
-  assert.equal(requests.length, 2, 'the first run and one follow-up');
-  assert.deepEqual(toolNames(requests[0]), ['get_weather', 'tick'], 'enabled tools advertised, the opt-in one not');
-  assert.deepEqual(toolNames(requests[1]), ['get_weather', 'tick'], 'and re-advertised on the follow-up');
-  assertEveryCallAnsweredOnce(runtime.messages);
-  assertRequestsValid(requests);
-});
-
-test('two parallel calls both run, and their results go back in call order', T, async (t) => {
-  const { runtime, requests } = await openOnLangGraph(t);
-  assert.deepEqual(await runtime.send('Compare two cities'), { reason: 'done' });
-
-  const calls = toolCalls(runtime.messages);
-  assert.deepEqual(
-    calls.map((c) => c.args.city),
-    ['Paris', 'Tokyo'],
-  );
-  assert.equal(calls[0].message, calls[1].message, 'both calls on one assistant message');
-  assert.deepEqual(
-    toolMessages(requests[1].messages).map((m) => m.toolCallId),
-    calls.map((c) => c.id),
-    'tool messages in call order',
-  );
-  assert.equal(lastText(runtime.messages), 'results: {"city":"Paris","sky":"sunny"} | {"city":"Tokyo","sky":"rain"}');
-  assertEveryCallAnsweredOnce(runtime.messages);
-  assertRequestsValid(requests);
-});
-
-test('a disabled tool the model calls anyway never runs: the model reads an error result', T, async (t) => {
-  let ran = false;
-  const tools = clientTools();
-  tools[1] = { ...tools[1], handler: () => ((ran = true), 'secret') };
-  const { runtime, requests } = await openOnLangGraph(t, { tools });
-  assert.deepEqual(await runtime.send('Read my clipboard'), { reason: 'done' });
-
-  assert.equal(ran, false, 'the disabled handler never ran');
-  assert.ok(!toolNames(requests[0]).includes('read_clipboard'), 'never advertised');
-  const [call] = toolCalls(runtime.messages);
-  const error = assertErrorAnswer(resultOf(runtime.messages, call.id), /read_clipboard/);
-  assert.ok(lastText(runtime.messages).includes(error), 'the model read the error');
-  assertRequestsValid(requests);
-});
-
-test('a throwing handler becomes an error result the model reads, and the turn still ends done', T, async (t) => {
-  const { runtime, requests } = await openOnLangGraph(t);
-  assert.deepEqual(await runtime.send('Weather in Atlantis?'), { reason: 'done' });
-
-  const [call] = toolCalls(runtime.messages);
-  assertErrorAnswer(resultOf(runtime.messages, call.id), /no weather service for Atlantis/);
-  assert.match(lastText(runtime.messages), /no weather service for Atlantis/);
-  assertRequestsValid(requests);
-});
-
-test(
-  'an endless caller stops at the round cap with every call answered, and the thread takes another turn',
-  T,
-  async (t) => {
-    const { runtime, requests } = await openOnLangGraph(t);
-    const turn = await runtime.send('tick forever');
-    assert.equal(turn.reason, 'round_limit');
-    assert.equal(requests.length, 6, 'the first run and maxRounds (5) follow-ups');
-
-    const calls = toolCalls(runtime.messages);
-    assert.deepEqual(
-      calls.map((c) => c.args.n),
-      [1, 2, 3, 4, 5, 6],
-    );
-    assertEveryCallAnsweredOnce(runtime.messages);
-    assertErrorAnswer(resultOf(runtime.messages, calls[5].id), /round limit/);
-
-    assert.deepEqual(await runtime.send('hello again'), { reason: 'done' });
-    assert.equal(lastText(runtime.messages), 'echo: hello again');
-    assertRequestsValid(requests);
-  },
-);
-
-test('a server tool beside a client tool: the server answers its own, the client runs only its own', T, async (t) => {
-  const { runtime, requests } = await openOnLangGraph(t);
-  assert.deepEqual(await runtime.send('Look up docs and weather'), { reason: 'done' });
-
-  const [docs, weatherCall] = toolCalls(runtime.messages);
-  assert.equal(docs.name, 'lookup_docs');
-  assert.equal(resultOf(runtime.messages, docs.id).content, '{"topic":"tools","pages":["tools.md"]}', "the server's");
-  assert.equal(resultOf(runtime.messages, weatherCall.id).content, '{"city":"Paris","sky":"sunny"}', "the client's");
-  assert.equal(requests.length, 2);
-  assert.equal(
-    lastText(runtime.messages),
-    'results: {"topic":"tools","pages":["tools.md"]} | {"city":"Paris","sky":"sunny"}',
-  );
-  assertEveryCallAnsweredOnce(runtime.messages);
-  assertRequestsValid(requests);
-});
+basicScenarios({ T, openOn: openOnLangGraph, errorOf: assertErrorAnswer });
 
 // --- issue 33 item 4: a server tool's answer keeps its place --------------------------------
 
