@@ -408,12 +408,9 @@ export class Runtime {
         return settle(JSON.parse(this.#driver.requestFeed(runId, end)));
       };
       postRun({
-        url: String(this.#options.url),
-        headers: this.#options.headers,
-        fetch: this.#fetch,
+        ...this.#where(),
         body,
         controller,
-        idleTimeoutMs: this.#options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
         onBytes: (bytes) => feed(bytes, false),
         onEnd: () => feed(new Uint8Array(0), true),
         onFailure: (message) => {
@@ -984,6 +981,16 @@ export class Runtime {
     if (this.#wanted) queueMicrotask(() => this.#disposed || this.#handOverIfIdle());
   }
 
+  /** Where and how every run of this runtime is posted (a turn's runs and side requests alike). */
+  #where() {
+    return {
+      url: String(this.#options.url),
+      headers: this.#options.headers,
+      fetch: this.#fetch,
+      idleTimeoutMs: this.#options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    };
+  }
+
   // Write-ahead: with a store, the request goes out once the thread it carries is durable; when no
   // write lands, it is not sent and the run fails (the turn ends run_error, the thread kept).
   #post({ runId }) {
@@ -1015,12 +1022,9 @@ export class Runtime {
     const { controller } = run;
     this.#emit(request);
     postRun({
-      url: String(this.#options.url),
-      headers: this.#options.headers,
-      fetch: this.#fetch,
+      ...this.#where(),
       body,
       controller,
-      idleTimeoutMs: this.#options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       emptyRetryDelaysMs: this.#leftRun ? EMPTY_RETRY_DELAYS_MS : [],
       onBytes: (bytes) => {
         if (this.#run !== run || this.#disposed) return false;
