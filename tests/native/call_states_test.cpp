@@ -106,13 +106,7 @@ TEST(CallStates, ACallLeftOpenAtRunFinishedIsReady) {
   EXPECT_EQ(states_of(h.driver.take_changes(), "c1"), (States{"streaming", "ready", "running"}));
 }
 
-// The problem codes the driver's runs reported, in order.
-std::vector<std::string> problem_codes(const json& changes) {
-  std::vector<std::string> out;
-  for (const auto& c : changes)
-    if (c["kind"] == "problem") out.push_back(c["code"].get<std::string>());
-  return out;
-}
+using test::problem_codes;
 
 using Codes = std::vector<std::string>;
 

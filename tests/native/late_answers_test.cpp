@@ -97,10 +97,7 @@ TEST(LateAnswers, AReplayedResultForACallWithARealAnswerIsStillADuplicate) {
   h.driver.take_changes();
   h.play({test::tool_result("r2", "s1", "booked twice")});
   EXPECT_EQ(tool_messages(h.driver)[0]["content"], "booked");
-  bool duplicate = false;
-  for (const auto& c : h.driver.take_changes())
-    duplicate = duplicate || (c["kind"] == "problem" && c["code"] == "duplicate_result");
-  EXPECT_TRUE(duplicate);
+  EXPECT_TRUE(test::has_problem(h.driver.take_changes(), "duplicate_result"));
 }
 
 TEST(LateAnswers, AProvisionalClosureSurvivesExportAndImport) {

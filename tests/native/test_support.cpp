@@ -19,6 +19,18 @@ std::string sse(const std::vector<json>& events) {
   return out;
 }
 
+std::vector<std::string> problem_codes(const json& changes) {
+  std::vector<std::string> out;
+  for (const auto& c : changes)
+    if (c["kind"] == "problem") out.push_back(c["code"].get<std::string>());
+  return out;
+}
+
+bool has_problem(const json& changes, const std::string& code) {
+  const auto codes = problem_codes(changes);
+  return std::find(codes.begin(), codes.end(), code) != codes.end();
+}
+
 json tool_messages(const RoundDriver& d) {
   json out = json::array();
   for (std::size_t i = 0; i < d.thread().size(); ++i) {

@@ -31,6 +31,10 @@ json tool_end(const std::string& call_id);
 json tool_result(const std::string& message_id, const std::string& call_id,
                  const std::string& content);
 
+// The problem codes among `changes`, in order; whether `code` is one of them.
+std::vector<std::string> problem_codes(const json& changes);
+bool has_problem(const json& changes, const std::string& code);
+
 // The thread's tool messages, in order.
 json tool_messages(const RoundDriver& d);
 // A tool message's error ("" when it carries a result).
